@@ -1,0 +1,35 @@
+// The normalized commands both interfaces (TCP, HTTP) produce and the engine consumes, and
+// the replies it gives. This is what crosses IPC: plain data, string-tagged, no classes.
+import type { Job } from './job.ts';
+import type { Rule } from './rule.ts';
+import type { StatValues } from './stat.ts';
+import type { ErrorCode } from '../errors.ts';
+
+export type Command =
+  | { readonly op: 'job.set'; readonly id: string; readonly execution: bigint }
+  | { readonly op: 'job.get'; readonly id: string }
+  | { readonly op: 'job.remove'; readonly id: string }
+  /** prefix '' lists all; scope further restricts to a namespace ('' = no restriction). */
+  | { readonly op: 'job.list'; readonly prefix: string; readonly scope: string }
+  | { readonly op: 'rule.set'; readonly rule: Rule }
+  | { readonly op: 'rule.get'; readonly id: string }
+  | { readonly op: 'rule.remove'; readonly id: string }
+  | { readonly op: 'rule.list'; readonly prefix: string; readonly scope: string }
+  | { readonly op: 'stat' };
+
+export type Op = Command['op'];
+
+export type Reply =
+  | { readonly ok: true; readonly kind: 'done' }
+  | { readonly ok: true; readonly kind: 'job'; readonly job: Job }
+  | { readonly ok: true; readonly kind: 'jobs'; readonly jobs: Job[] }
+  | { readonly ok: true; readonly kind: 'rule'; readonly rule: Rule }
+  | { readonly ok: true; readonly kind: 'rules'; readonly rules: Rule[] }
+  | { readonly ok: true; readonly kind: 'stat'; readonly stat: StatValues }
+  | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+
+export const WRITE_OPS: ReadonlySet<Op> = new Set(['job.set', 'job.remove', 'rule.set', 'rule.remove']);
+
+export function isWrite(cmd: Command): boolean {
+  return WRITE_OPS.has(cmd.op);
+}
