@@ -1,0 +1,72 @@
+// Per-turn batching on both sides of the IPC channel, and seq correlation on the worker side.
+// Everything queued during one event-loop turn leaves as one message (setImmediate runs after
+// the turn's I/O callbacks), so a pipelined burst of thousands of commands costs one
+// serialization and one syscall, not thousands.
+import type { Command, Reply } from '../../lib/domain/command.ts';
+
+export class TurnBatcher<A, B> {
+  private as: A[] = [];
+  private bs: B[] = [];
+  private scheduled = false;
+  private readonly send: (as: A[], bs: B[]) => void;
+
+  constructor(send: (as: A[], bs: B[]) => void) {
+    this.send = send;
+  }
+
+  push(a: A, b: B): void {
+    this.as.push(a);
+    this.bs.push(b);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.as.length === 0) return;
+    const as = this.as;
+    const bs = this.bs;
+    this.as = [];
+    this.bs = [];
+    this.send(as, bs);
+  };
+}
+
+export type ReplyCallback = (reply: Reply) => void;
+
+/** Worker side: request(cmd, cb) -> the primary's reply, in the order the primary gives it. */
+export class PrimaryLink {
+  private nextSeq = 1;
+  private readonly waiting = new Map<number, ReplyCallback>();
+  private readonly out: TurnBatcher<number, Command>;
+
+  constructor(send: (seqs: number[], cmds: Command[]) => void) {
+    this.out = new TurnBatcher(send);
+  }
+
+  request(cmd: Command, cb: ReplyCallback): void {
+    const seq = this.nextSeq++;
+    if (this.nextSeq > 0x7fffffff) this.nextSeq = 1;
+    this.waiting.set(seq, cb);
+    this.out.push(seq, cmd);
+  }
+
+  requestAsync(cmd: Command): Promise<Reply> {
+    return new Promise((resolve) => this.request(cmd, resolve));
+  }
+
+  deliver(seqs: readonly number[], replies: readonly Reply[]): void {
+    for (let i = 0; i < seqs.length; i++) {
+      const cb = this.waiting.get(seqs[i]!);
+      if (cb === undefined) continue;
+      this.waiting.delete(seqs[i]!);
+      cb(replies[i]!);
+    }
+  }
+
+  get outstanding(): number {
+    return this.waiting.size;
+  }
+}

@@ -1,0 +1,32 @@
+// The IPC contract between the primary and the connection workers: the ONLY crossing.
+// String-tagged unions dispatched with exhaustive switches; plain data only (the channel
+// uses serialization 'advanced', so bigint timestamps cross intact).
+//
+// Sequence: primary forks a worker -> 'init' -> worker binds TCP then HTTP -> 'listening'
+// (or 'listen-failed': startup error). Then the worker sends 'batch' messages (every command
+// read in one event-loop turn, each tagged with a per-worker seq) and the primary answers
+// with 'replies' (seqs it has finished, coalesced per turn). On shutdown the primary sends
+// 'drain'; the worker stops accepting, answers what it has received, and exits.
+import type { Command, Reply } from '../../lib/domain/command.ts';
+import type { Config } from '../../lib/config/schema.ts';
+import type { TokenEntry } from '../../lib/config/tokens.ts';
+
+export interface WorkerInit {
+  readonly config: Config;
+  /** null when no auth_file is configured. */
+  readonly tokens: readonly TokenEntry[] | null;
+  /** PEM text read and checked by the primary at startup. */
+  readonly tls: { readonly cert: string; readonly key: string } | null;
+  readonly version: string;
+}
+
+export type ToWorker =
+  | { readonly t: 'init'; readonly init: WorkerInit }
+  | { readonly t: 'replies'; readonly seqs: number[]; readonly replies: Reply[] }
+  | { readonly t: 'drain' };
+
+export type ToPrimary =
+  | { readonly t: 'listening'; readonly tcp: string; readonly http: string | null }
+  | { readonly t: 'listen-failed'; readonly message: string }
+  | { readonly t: 'batch'; readonly seqs: number[]; readonly cmds: Command[] }
+  | { readonly t: 'connections'; readonly count: number };

@@ -1,0 +1,48 @@
+// Entry of the tickd executable (bin/tickd): argv -> help | version | --check | dump | run.
+// Startup errors print one line `tickd: <scope>: <Name>: <message>` and exit 1; usage errors
+// print the usage and exit 2 (decisions §2).
+import { parseCli, USAGE } from '../lib/cli.ts';
+import { StartupError } from '../lib/errors.ts';
+import { VERSION } from '../lib/version.ts';
+import { loadStartupInputs, runPrimary } from './primary.ts';
+
+async function main(argv: string[]): Promise<void> {
+  const action = parseCli(argv);
+  switch (action.mode) {
+    case 'help':
+      process.stdout.write(USAGE);
+      return;
+    case 'version':
+      process.stdout.write(`tickd ${VERSION}\n`);
+      return;
+    case 'usage-error':
+      process.stderr.write(`tickd: ${action.message}\n${USAGE}`);
+      process.exitCode = 2;
+      return;
+    case 'check':
+      loadStartupInputs(action.config);
+      process.stdout.write('configuration ok\n');
+      return;
+    case 'dump': {
+      const { runDump } = await import('../lib/logfile/dump.ts');
+      process.exitCode = await runDump(action.argv, process.stdout, process.stderr);
+      return;
+    }
+    case 'run':
+      await runPrimary(action);
+      return;
+    default: {
+      const never: never = action;
+      throw new Error(`unhandled ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof StartupError) {
+    process.stderr.write(`${err.line()}\n`);
+  } else {
+    process.stderr.write(`tickd: internal: ${(err as Error)?.stack ?? String(err)}\n`);
+  }
+  process.exit(1);
+});

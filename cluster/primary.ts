@@ -1,0 +1,139 @@
+// Primary role: the one owner of the store, the logfile, the tick loop and the runners.
+// Startup order: config -> token file -> TLS material -> replay the logfile -> engine ->
+// workers listening -> pidfile -> "ready" -> tick loop, compaction, re-dispatch of jobs left
+// triggered. Any failure before "ready" is a startup error: one stderr line, exit 1, and no
+// worker left behind.
+import type { Worker } from 'node:cluster';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
+import type { CliAction } from '../lib/cli.ts';
+import { loadConfigFile, parseConfig } from '../lib/config/load.ts';
+import type { Config } from '../lib/config/schema.ts';
+import { loadTokenFile, type TokenEntry } from '../lib/config/tokens.ts';
+import { StartupError } from '../lib/errors.ts';
+import { createLogger } from '../lib/log.ts';
+import { Engine } from '../lib/engine/engine.ts';
+import { buildStat } from '../lib/engine/stats.ts';
+import { openStorage } from '../lib/engine/storage.ts';
+import { JobStore } from '../lib/store/jobs.ts';
+import { RuleStore } from '../lib/store/rules.ts';
+import { RunnerPool } from '../lib/runner/pool.ts';
+import { runnerTimeoutMs } from '../lib/runner/execution.ts';
+import { Ticker } from '../lib/scheduler/tick.ts';
+import { wallNowNs } from '../lib/scheduler/clock.ts';
+import { VERSION } from '../lib/version.ts';
+import type { ToPrimary } from './ipc/messages.ts';
+import { Supervisor } from './supervisor.ts';
+import { installShutdown } from './shutdown.ts';
+
+export type RunAction = Extract<CliAction, { mode: 'run' }>;
+
+/** Everything --check validates, without side effects. */
+export function loadStartupInputs(configPath: string | null): { config: Config; tokens: TokenEntry[] | null; tls: { cert: string; key: string } | null } {
+  const config = configPath === null ? parseConfig('', null) : loadConfigFile(configPath);
+  const tokens = config.controller.auth_file === null ? null : loadTokenFile(config.controller.auth_file);
+  return { config, tokens, tls: loadTls(config) };
+}
+
+function loadTls(config: Config): { cert: string; key: string } | null {
+  const { tls_cert, tls_key } = config.controller;
+  if (tls_cert === null || tls_key === null) return null;
+  const read = (path: string, what: string) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new StartupError('tls', 'InvalidValue', `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+  };
+  const cert = read(tls_cert, 'controller.tls_cert');
+  const key = read(tls_key, 'controller.tls_key');
+  try {
+    createSecureContext({ cert, key, minVersion: 'TLSv1.2' });
+  } catch (err) {
+    throw new StartupError('tls', 'InvalidValue', `controller.tls_cert ${tls_cert} and controller.tls_key ${tls_key} do not form a usable pair: ${(err as Error).message}`);
+  }
+  return { cert, key };
+}
+
+export async function runPrimary(action: RunAction): Promise<void> {
+  const startedNs = process.hrtime.bigint();
+  const { config, tokens, tls } = loadStartupInputs(action.config);
+  const log = createLogger(config.log.level, 'primary');
+  log.info({ config: config.source ?? '(defaults)', version: VERSION, pid: process.pid }, 'starting');
+
+  const jobs = new JobStore();
+  const rules = new RuleStore();
+  const storage = await openStorage(config, jobs, rules, log);
+  log.info({ persistence: config.database.persistence, logfile: storage.path, jobs: jobs.size, rules: rules.size }, 'state loaded');
+
+  const connections = new Map<number, number>();
+  // The engine and the pool refer to each other through these closures.
+  let engine: Engine | null = null;
+  const pool = new RunnerPool({
+    maxInflight: action.maxInflight,
+    ctx: { shellPath: config.shell.path, shellArgs: [...config.shell.args], timeoutMs: runnerTimeoutMs(), log: log.child({ component: 'runner' }) },
+    onResult: (exec, success) => engine?.result(exec.jobId, exec.attempt, success),
+  });
+  engine = new Engine({
+    jobs,
+    rules,
+    journal: storage.journal,
+    dispatch: (job, rule, attempt) => pool.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner }),
+    stat: () => buildStat({
+      startedNs, jobs, rules,
+      connections: () => { let n = 0; for (const c of connections.values()) n += c; return n; },
+      executions: () => ({ pending: pool.pending, inflight: pool.inflight }),
+      persistence: config.database.persistence,
+      compression: storage.compression,
+      authEnabled: tokens !== null,
+      tlsEnabled: tls !== null,
+      framerate: config.database.framerate,
+    }),
+    onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
+  });
+  const theEngine = engine;
+
+  const supervisor = new Supervisor({
+    count: action.workers,
+    init: { config, tokens, tls, version: VERSION },
+    log,
+    onMessage: (worker: Worker, msg: ToPrimary) => {
+      switch (msg.t) {
+        case 'batch':
+          theEngine.submitBatch(msg.cmds, (replies) => supervisor.reply(worker, msg.seqs, replies));
+          return;
+        case 'connections':
+          connections.set(worker.id, msg.count);
+          return;
+        case 'listening':
+        case 'listen-failed':
+          return; // handled by the supervisor during startup
+        default: {
+          const never: never = msg;
+          log.warn({ msg: never }, 'unknown message from worker');
+        }
+      }
+    },
+    onExit: (worker) => connections.delete(worker.id),
+  });
+
+  let addresses;
+  try {
+    addresses = await supervisor.start();
+  } catch (err) {
+    supervisor.killAll();
+    await storage.close();
+    throw new StartupError('listen', 'ListenError', (err as Error).message);
+  }
+  if (action.pidfile !== null) writeFileSync(action.pidfile, `${process.pid}\n`);
+
+  const ticker = new Ticker(config.database.framerate, () => theEngine.tick(wallNowNs()));
+  ticker.start();
+  storage.startCompaction();
+  const redispatched = theEngine.redispatchTriggered();
+  if (redispatched > 0) log.info({ jobs: redispatched }, 'jobs left triggered are dispatched again');
+
+  log.info({ tcp: addresses.tcp, http: addresses.http, tls: tls !== null, auth: tokens !== null, workers: action.workers, persistence: config.database.persistence }, 'ready');
+
+  installShutdown({ log, supervisor, ticker, pool, storage, pidfile: action.pidfile });
+}

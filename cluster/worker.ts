@@ -1,0 +1,79 @@
+// Connection worker role (forked by cluster/supervisor.ts). Accepts TCP (terminating TLS) and
+// HTTP, turns lines and requests into Commands and forwards them to the primary in per-turn
+// batches. Holds no scheduler state: everything it answers comes from the primary.
+import { buildTokenTable } from '../lib/auth/verify.ts';
+import { createLogger, type Logger } from '../lib/log.ts';
+import { formatAddress } from '../lib/config/listen.ts';
+import { TcpListener } from '../lib/net/tcp.ts';
+import { PrimaryLink, TurnBatcher } from './ipc/channel.ts';
+import type { ToPrimary, ToWorker, WorkerInit } from './ipc/messages.ts';
+import { startHttp, type HttpHandle } from './worker-http.ts';
+
+const DRAIN_GRACE_MS = 5000;
+
+function send(msg: ToPrimary): void {
+  process.send!(msg);
+}
+
+const link = new PrimaryLink((seqs, cmds) => send({ t: 'batch', seqs, cmds }));
+let tcp: TcpListener | null = null;
+let http: HttpHandle | null = null;
+let log: Logger | null = null;
+
+// Connection counts change on every accept/close; report at most once per turn.
+const connections = new TurnBatcher<number, null>((counts) => send({ t: 'connections', count: counts[counts.length - 1]! }));
+
+process.on('message', (msg: ToWorker) => {
+  switch (msg.t) {
+    case 'init':
+      start(msg.init).catch((err: Error) => {
+        send({ t: 'listen-failed', message: err.message });
+      });
+      return;
+    case 'replies':
+      link.deliver(msg.seqs, msg.replies);
+      return;
+    case 'drain':
+      void drain();
+      return;
+    default: {
+      const never: never = msg;
+      throw new Error(`unknown message ${JSON.stringify(never)}`);
+    }
+  }
+});
+
+// The primary is gone: nothing can be answered any more.
+process.on('disconnect', () => process.exit(0));
+// Signals are the primary's business; a worker only stops when told to drain.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
+
+async function start(init: WorkerInit): Promise<void> {
+  const { config } = init;
+  log = createLogger(config.log.level, 'worker');
+  const tokens = init.tokens === null ? null : buildTokenTable(init.tokens);
+  const dispatch = link.request.bind(link);
+  tcp = new TcpListener({
+    tls: init.tls,
+    tokens,
+    dispatch,
+    log,
+    onConnectionCount: (count) => connections.push(count, null),
+  });
+  const tcpAddr = await tcp.listen(config.controller.listen.host, config.controller.listen.port)
+    .catch((err: NodeJS.ErrnoException) => { throw new Error(`cannot listen on ${config.controller.listen.text}: ${err.code ?? err.message}`); });
+  let httpAddr: string | null = null;
+  if (config.http.listen !== null) {
+    const { host, port, text } = config.http.listen;
+    http = await startHttp({ host, port, tokens, dispatch: (cmd) => link.requestAsync(cmd), log, version: init.version })
+      .catch((err: NodeJS.ErrnoException) => { throw new Error(`cannot listen on ${text}: ${err.code ?? err.message}`); });
+    httpAddr = formatAddress(http.host, http.port);
+  }
+  send({ t: 'listening', tcp: formatAddress(tcpAddr.host, tcpAddr.port), http: httpAddr });
+}
+
+async function drain(): Promise<void> {
+  await Promise.all([tcp?.drain(DRAIN_GRACE_MS), http?.close(DRAIN_GRACE_MS)]);
+  process.exit(0);
+}

@@ -1,0 +1,29 @@
+// Namespace enforcement (decisions §7), in one place for TCP and HTTP: commands that name an
+// identifier outside the principal's namespace are denied; list commands are narrowed to the
+// namespace (the primary filters, so nothing outside it ever crosses IPC).
+import type { Command } from '../domain/command.ts';
+import { inNamespace } from '../domain/identifier.ts';
+import { denied, type ErrorReply } from '../errors.ts';
+
+export function scopeCommand(cmd: Command, namespace: string): Command | ErrorReply {
+  if (namespace === '*') return cmd;
+  switch (cmd.op) {
+    case 'job.set':
+    case 'job.get':
+    case 'job.remove':
+    case 'rule.get':
+    case 'rule.remove':
+      return inNamespace(cmd.id, namespace) ? cmd : denied();
+    case 'rule.set':
+      return inNamespace(cmd.rule.id, namespace) && inNamespace(cmd.rule.pattern, namespace) ? cmd : denied();
+    case 'job.list':
+    case 'rule.list':
+      return { ...cmd, scope: namespace };
+    case 'stat':
+      return cmd;
+    default: {
+      const never: never = cmd;
+      return never;
+    }
+  }
+}

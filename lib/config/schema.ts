@@ -1,0 +1,84 @@
+// The one configuration schema (interface.md, Configuration; decisions §2). The loader, the
+// sample etc/tickd.toml and the man page table are all checked against this table, so a key
+// exists everywhere or nowhere.
+import { LOG_LEVELS } from '../log.ts';
+
+export type KeyType = 'string' | 'bool' | 'int' | 'string[]' | 'listen' | 'path' | 'enum' | 'url';
+
+export interface KeyDef {
+  readonly type: KeyType;
+  /** null = unset (the key is optional and has no default value). */
+  readonly default: string | number | boolean | readonly string[] | null;
+  readonly doc: string;
+  readonly values?: readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+}
+
+export const SCHEMA = {
+  log: {
+    level: { type: 'enum', values: LOG_LEVELS, default: 'info', doc: 'Least severe level written to stderr: off, error, warn, info, debug, trace (trace behaves like debug).' },
+  },
+  controller: {
+    listen: { type: 'listen', default: '127.0.0.1:5678', doc: 'TCP protocol address, host:port; IPv6 in brackets ([::1]:5678). Port 5679 is conventional with TLS.' },
+    auth_file: { type: 'path', default: null, doc: 'Token file; when set, every TCP connection and HTTP request must authenticate.' },
+    tls_cert: { type: 'path', default: null, doc: 'PEM certificate (chain) for TLS on the TCP interface. Requires tls_key.' },
+    tls_key: { type: 'path', default: null, doc: 'PEM private key for TLS. Requires tls_cert.' },
+  },
+  http: {
+    listen: { type: 'listen', default: null, doc: 'HTTP JSON API address, host:port (5680 is conventional); unset disables the HTTP interface.' },
+  },
+  shell: {
+    path: { type: 'path', default: '/bin/sh', doc: 'Absolute path of the shell used by shell runners; must exist at startup.' },
+    args: { type: 'string[]', default: ['-c'], doc: 'Arguments placed before the command string.' },
+  },
+  database: {
+    persistence: { type: 'enum', values: ['logfile', 'memory'], default: 'logfile', doc: 'logfile: append-only file, durable; memory: nothing on disk, lost at exit.' },
+    logfile_path: { type: 'path', default: 'logfile', doc: 'Logfile path, relative to the working directory unless absolute.' },
+    fsync_on_persist: { type: 'bool', default: true, doc: 'fsync before a write is acknowledged (one fsync per group of writes).' },
+    framerate: { type: 'int', default: 512, min: 1, max: 65535, doc: 'Scheduler tick rate in Hz, 1 to 65535.' },
+    compression_interval: { type: 'int', default: 3600, min: 0, max: 4294967295, doc: 'Seconds between background logfile compactions; 0 disables.' },
+  },
+  telemetry: {
+    enabled: { type: 'bool', default: false, doc: 'Export metrics, traces and logs over OTLP/HTTP.' },
+    endpoint: { type: 'url', default: null, doc: 'Collector base URL (http:// or https://); required when enabled.' },
+    service_name: { type: 'string', default: 'tickd', doc: 'The service.name resource attribute.' },
+    flush_interval_ms: { type: 'int', default: 5000, min: 0, max: 4294967295, doc: 'Export batch interval in milliseconds (a u32).' },
+  },
+} as const satisfies Record<string, Record<string, KeyDef>>;
+
+export type SectionName = keyof typeof SCHEMA;
+
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+  /** As written in the configuration, for log lines. */
+  readonly text: string;
+}
+
+export interface Config {
+  /** The file it came from, or null when run on defaults. */
+  readonly source: string | null;
+  readonly log: { readonly level: (typeof LOG_LEVELS)[number] };
+  readonly controller: {
+    readonly listen: ListenAddress;
+    readonly auth_file: string | null;
+    readonly tls_cert: string | null;
+    readonly tls_key: string | null;
+  };
+  readonly http: { readonly listen: ListenAddress | null };
+  readonly shell: { readonly path: string; readonly args: readonly string[] };
+  readonly database: {
+    readonly persistence: 'logfile' | 'memory';
+    readonly logfile_path: string;
+    readonly fsync_on_persist: boolean;
+    readonly framerate: number;
+    readonly compression_interval: number;
+  };
+  readonly telemetry: {
+    readonly enabled: boolean;
+    readonly endpoint: string | null;
+    readonly service_name: string;
+    readonly flush_interval_ms: number;
+  };
+}

@@ -1,0 +1,9 @@
+// REMOVE: deletes in any status; a running attempt is not killed, its result is ignored.
+import { notFound } from '../../errors.ts';
+import { DONE, type Handler } from './context.ts';
+
+export const jobRemove: Handler<'job.remove'> = (ctx, cmd) => {
+  if (ctx.changes.jobs.get(cmd.id) === undefined) return notFound('job', cmd.id);
+  ctx.changes.deleteJob(cmd.id);
+  return DONE;
+};

@@ -1,0 +1,105 @@
+// The engine: the primary's single owner of state. Command batches from the workers and the
+// scheduler's ticks both run here, synchronously, through one table of handlers and one
+// Changes tracker; each batch or tick then goes through the CommitQueue, so every change is
+// durable before anyone hears of it.
+import type { Command, Reply } from '../domain/command.ts';
+import type { StatValues } from '../domain/stat.ts';
+import { internal } from '../errors.ts';
+import type { Journal } from '../logfile/record.ts';
+import type { JobStore } from '../store/jobs.ts';
+import type { RuleStore } from '../store/rules.ts';
+import { Changes } from './changes.ts';
+import { CommitQueue } from './commit-queue.ts';
+import type { EngineContext, Handler } from './commands/context.ts';
+import { jobGet } from './commands/job-get.ts';
+import { jobList } from './commands/job-list.ts';
+import { jobRemove } from './commands/job-remove.ts';
+import { jobSet } from './commands/job-set.ts';
+import { ruleGet } from './commands/rule-get.ts';
+import { ruleList } from './commands/rule-list.ts';
+import { ruleRemove } from './commands/rule-remove.ts';
+import { ruleSet } from './commands/rule-set.ts';
+import { stat } from './commands/stat.ts';
+import { Firing, type Dispatch, type FiringObserver } from './firing.ts';
+
+const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
+  'job.set': jobSet,
+  'job.get': jobGet,
+  'job.remove': jobRemove,
+  'job.list': jobList,
+  'rule.set': ruleSet,
+  'rule.get': ruleGet,
+  'rule.remove': ruleRemove,
+  'rule.list': ruleList,
+  stat,
+};
+
+export interface EngineObserver extends FiringObserver {
+  commandApplied(cmd: Command, reply: Reply): void;
+}
+
+export interface EngineOptions {
+  readonly jobs: JobStore;
+  readonly rules: RuleStore;
+  /** null in memory mode. */
+  readonly journal: Journal | null;
+  readonly dispatch: Dispatch;
+  readonly stat: () => StatValues;
+  readonly observer?: EngineObserver;
+  readonly onPersistError: (err: unknown) => void;
+}
+
+export class Engine {
+  readonly changes: Changes;
+  private readonly commits: CommitQueue;
+  private readonly firing: Firing;
+  private readonly ctx: EngineContext;
+  private readonly observer: EngineObserver | undefined;
+
+  constructor(opts: EngineOptions) {
+    this.changes = new Changes(opts.jobs, opts.rules, opts.journal);
+    this.commits = new CommitQueue(opts.journal, this.changes, opts.onPersistError);
+    this.ctx = { changes: this.changes, stat: opts.stat };
+    this.observer = opts.observer;
+    this.firing = new Firing(this.changes, opts.dispatch, opts.observer);
+  }
+
+  /** Applies a batch now; `done` gets the replies once the batch's changes are durable. */
+  submitBatch(cmds: readonly Command[], done: (replies: Reply[]) => void): void {
+    const replies = new Array<Reply>(cmds.length);
+    for (let i = 0; i < cmds.length; i++) replies[i] = this.execute(cmds[i]!);
+    this.commits.commit(
+      () => done(replies),
+      () => done(replies.map(() => internal())),
+    );
+  }
+
+  execute(cmd: Command): Reply {
+    const reply = (HANDLERS[cmd.op] as Handler<typeof cmd.op>)(this.ctx, cmd as never);
+    this.observer?.commandApplied(cmd, reply);
+    return reply;
+  }
+
+  /** One scheduler step: apply finished executions, fire what is due, persist. */
+  tick(nowNs: bigint): void {
+    this.firing.applyResults();
+    this.firing.fireDue(nowNs);
+    if (this.changes.pending > 0) this.commits.commit(noop, noop);
+  }
+
+  /** A runner finished; applied at the next tick. */
+  result(jobId: string, attempt: string, success: boolean): void {
+    this.firing.queueResult(jobId, attempt, success);
+  }
+
+  /** After replay: jobs left `triggered` run again (at-least-once). */
+  redispatchTriggered(): number {
+    return this.firing.redispatchTriggered();
+  }
+
+  nextDue(): bigint | undefined {
+    return this.changes.jobs.nextDue();
+  }
+}
+
+const noop = (): void => {};

@@ -1,0 +1,135 @@
+// The TCP (or TLS) listener of a connection worker: one Session per socket, flow control, the
+// unauthenticated-connection deadline, and the live connection count. The protocol itself is
+// in lib/protocol; this file only moves bytes.
+import { createServer, type Server, type Socket } from 'node:net';
+import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
+import type { Command, Reply } from '../domain/command.ts';
+import type { TokenTable } from '../auth/verify.ts';
+import { Session, type RequestInfo } from '../protocol/session.ts';
+import type { Logger } from '../log.ts';
+
+/** interface.md, Limits: unauthenticated time, counted from accept (TLS handshake included). */
+export const AUTH_DEADLINE_MS = 5000;
+/** Stop reading from a client with this many commands unanswered (pipelining without reading). */
+const MAX_OUTSTANDING = 16_384;
+
+export interface TcpOptions {
+  readonly tls: { readonly cert: string; readonly key: string } | null;
+  readonly tokens: TokenTable | null;
+  readonly dispatch: (cmd: Command, cb: (reply: Reply) => void) => void;
+  readonly log: Logger;
+  readonly onConnectionCount: (count: number) => void;
+  readonly onRequest?: (info: RequestInfo) => void;
+}
+
+export class TcpListener {
+  readonly server: Server;
+  private readonly opts: TcpOptions;
+  private readonly sockets = new Set<Socket>();
+  private readonly sessions = new Map<Socket, Session>();
+  private readonly secureContext: SecureContext | null;
+
+  constructor(opts: TcpOptions) {
+    this.opts = opts;
+    this.secureContext = opts.tls === null ? null : createSecureContext({ cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.2' });
+    // TLS is layered by hand on accepted sockets (rather than tls.createServer) so that the
+    // 5-second deadline runs from accept and covers the handshake (decisions §7).
+    this.server = createServer({ noDelay: true }, (raw) => this.accept(raw));
+    this.server.on('error', (err) => opts.log.error({ err }, 'TCP listener error'));
+  }
+
+  get connections(): number {
+    return this.sockets.size;
+  }
+
+  listen(host: string, port: number): Promise<{ host: string; port: number }> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      this.server.once('error', onError);
+      this.server.listen({ host, port }, () => {
+        this.server.off('error', onError);
+        const addr = this.server.address();
+        if (addr === null || typeof addr === 'string') return reject(new Error('no address'));
+        resolve({ host: addr.address, port: addr.port });
+      });
+    });
+  }
+
+  /** Stops accepting; lets every connection finish what it has received, then closes it. */
+  async drain(graceMs: number): Promise<void> {
+    this.server.close();
+    const waits = [...this.sessions].map(([socket, session]) => this.finish(socket, session, graceMs));
+    await Promise.all(waits);
+  }
+
+  private finish(socket: Socket, session: Session, graceMs: number): Promise<void> {
+    socket.pause();
+    return new Promise((resolve) => {
+      const deadline = setTimeout(() => { socket.destroy(); resolve(); }, graceMs);
+      const poll = (): void => {
+        if (session.outstanding === 0 || socket.destroyed) {
+          clearTimeout(deadline);
+          socket.end(() => resolve());
+          setTimeout(() => { socket.destroy(); resolve(); }, 200).unref();
+          return;
+        }
+        setTimeout(poll, 5);
+      };
+      poll();
+    });
+  }
+
+  private accept(raw: Socket): void {
+    raw.on('error', () => raw.destroy());
+    const authRequired = this.opts.tokens !== null;
+    if (this.secureContext === null) return this.serve(raw, raw, authRequired ? this.deadline(raw) : null);
+    const deadline = this.deadline(raw);
+    const socket = new TLSSocket(raw, { isServer: true, secureContext: this.secureContext });
+    // A failed handshake (a plaintext client, say) closes that connection only.
+    socket.on('error', (err) => {
+      this.opts.log.debug({ err: err.message }, 'TLS connection error');
+      socket.destroy();
+      raw.destroy();
+    });
+    socket.once('secure', () => {
+      if (!authRequired) { clearTimeout(deadline); this.serve(socket, raw, null); } else this.serve(socket, raw, deadline);
+    });
+  }
+
+  private deadline(raw: Socket): NodeJS.Timeout {
+    return setTimeout(() => raw.destroy(), AUTH_DEADLINE_MS);
+  }
+
+  private serve(socket: Socket, raw: Socket, authDeadline: NodeJS.Timeout | null): void {
+    this.sockets.add(socket);
+    this.opts.onConnectionCount(this.sockets.size);
+    let deadline = authDeadline;
+    const session = new Session({
+      dispatch: (cmd, cb) => this.opts.dispatch(cmd, (reply) => {
+        cb(reply);
+        if (socket.isPaused() && session.outstanding < MAX_OUTSTANDING / 2 && !socket.writableNeedDrain) socket.resume();
+      }),
+      tokens: this.opts.tokens,
+      onRequest: this.opts.onRequest,
+      transport: {
+        write: (text) => socket.write(text),
+        close: () => socket.end(),
+      },
+    });
+    this.sessions.set(socket, session);
+    socket.on('data', (chunk: Buffer) => {
+      session.feed(chunk);
+      if (deadline !== null && session.authenticated) { clearTimeout(deadline); deadline = null; }
+      if (session.outstanding >= MAX_OUTSTANDING || socket.writableNeedDrain) socket.pause();
+    });
+    socket.on('drain', () => { if (session.outstanding < MAX_OUTSTANDING) socket.resume(); });
+    socket.on('error', () => { socket.destroy(); raw.destroy(); });
+    socket.on('close', () => {
+      if (deadline !== null) clearTimeout(deadline);
+      session.end();
+      this.sessions.delete(socket);
+      this.sockets.delete(socket);
+      this.opts.onConnectionCount(this.sockets.size);
+    });
+  }
+}

@@ -1,0 +1,47 @@
+// The fixed-rate tick loop (interface.md §8: `framerate` Hz). Pacing uses the monotonic clock
+// and is drift-compensated: tick k is due at start + k*period, so time spent inside a tick
+// shortens the next wait instead of stretching the period. If the loop falls more than a few
+// periods behind (a blocked event loop) it skips ahead rather than firing a burst of ticks.
+// setTimeout has millisecond granularity; we schedule for the remaining whole milliseconds
+// and let the next tick catch up, which keeps the average rate exact.
+export class Ticker {
+  private readonly periodNs: bigint;
+  private readonly onTick: () => void;
+  private nextAt = 0n;
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  ticks = 0;
+
+  constructor(hz: number, onTick: () => void) {
+    this.periodNs = BigInt(Math.round(1e9 / hz));
+    this.onTick = onTick;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.nextAt = process.hrtime.bigint();
+    this.loop();
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private readonly loop = (): void => {
+    this.timer = null;
+    if (!this.running) return;
+    let now = process.hrtime.bigint();
+    while (now >= this.nextAt) {
+      this.ticks++;
+      this.onTick();
+      this.nextAt += this.periodNs;
+      now = process.hrtime.bigint();
+      if (now - this.nextAt > 4n * this.periodNs) this.nextAt = now; // fell behind: skip, don't burst
+    }
+    const waitMs = Number((this.nextAt - now) / 1_000_000n);
+    this.timer = setTimeout(this.loop, waitMs);
+  };
+}
