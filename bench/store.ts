@@ -1,0 +1,83 @@
+// Store micro-benchmark (run: node bench/store.ts). Prints the cost of 1 000 000 planned
+// jobs (insert time, RSS), of taking them all due in tick-sized batches, and match() ops/s
+// against 1000 rules. Pass --expose-gc to node to see live memory apart from garbage. RSS
+// includes Node's own baseline and the V8 heap headroom left by the insert loop's garbage.
+import type { Rule } from '../lib/domain/rule.ts';
+import { JobStore } from '../lib/store/jobs.ts';
+import { RuleStore } from '../lib/store/rules.ts';
+
+const JOBS = 1_000_000;
+const BATCH = 20_000; // the engine's per-tick cap
+const RULES = 1000;
+const MATCHES = 2_000_000;
+const BASE_NS = 1775822400000000000n;
+
+const noGc = (): void => {};
+const gc = (globalThis as { gc?: () => void }).gc ?? noGc;
+const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
+const msSince = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
+
+function benchJobs(): void {
+  gc();
+  const before = process.memoryUsage();
+  const store = new JobStore();
+  let t = process.hrtime.bigint();
+  for (let i = 0; i < JOBS; i++) {
+    // Spread over one hour, in an order unrelated to insertion, with some equal times.
+    const offset = BigInt((i * 7919) % 3_600_000) * 1_000_000n;
+    store.put({ id: `job.${i}`, execution: BASE_NS + offset, status: 'planned' });
+  }
+  const insertMs = msSince(t);
+  gc();
+  const mem = process.memoryUsage();
+  console.log(`insert ${JOBS} planned jobs: ${insertMs.toFixed(0)} ms (${(JOBS / insertMs * 1000).toFixed(0)}/s)`);
+  console.log(`  RSS ${mib(mem.rss)} total (${mib(before.rss)} before); live: heapUsed +${mib(mem.heapUsed - before.heapUsed)},`
+    + ` arrayBuffers +${mib(mem.arrayBuffers - before.arrayBuffers)}${gc === noGc ? ' (garbage included: run with --expose-gc)' : ''}`);
+
+  t = process.hrtime.bigint();
+  const now = BASE_NS + 3_600_000_000_000n;
+  const taken = new Array<string>(JOBS);
+  let count = 0;
+  for (;;) {
+    const batch = store.takeDue(now, BATCH);
+    if (batch.length === 0) break;
+    for (const j of batch) taken[count++] = j.id;
+  }
+  const takeMs = msSince(t);
+  console.log(`takeDue all ${count} in batches of ${BATCH}: ${takeMs.toFixed(0)} ms (${(count / takeMs * 1000).toFixed(0)}/s)`);
+
+  t = process.hrtime.bigint();
+  for (const id of taken) store.setStatus(id, 'triggered');
+  const statusMs = msSince(t);
+  const c = store.counts();
+  console.log(`setStatus(triggered) on all: ${statusMs.toFixed(0)} ms; counts planned=${c.planned} triggered=${c.triggered}`);
+}
+
+function benchRules(): void {
+  const store = new RuleStore();
+  for (let i = 0; i < RULES; i++) {
+    // Nested namespaces of varied depth: team.app. / team.app.task. / team.app.task.sub.
+    const team = `team${i % 20}`;
+    const app = `app${Math.floor(i / 20) % 10}`;
+    const depth = i % 3;
+    const pattern = depth === 0 ? `${team}.${app}.` : depth === 1 ? `${team}.${app}.task${i}.` : `${team}.${app}.task${i}.sub${i % 7}.`;
+    const rule: Rule = { id: `rule${i}`, pattern, runner: { type: 'shell', command: 'true' } };
+    store.put(rule);
+  }
+  store.put({ id: 'catchall', pattern: '', runner: { type: 'shell', command: 'true' } });
+  const jobIds: string[] = [];
+  for (let i = 0; i < 10_000; i++) {
+    jobIds.push(`team${i % 25}.app${i % 10}.task${(i * 31) % 1200}.sub${i % 7}.run${i}`);
+  }
+  let hits = 0;
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < MATCHES; i++) {
+    if (store.match(jobIds[i % jobIds.length]!)!.id !== 'catchall') hits++;
+  }
+  const ms = msSince(t);
+  const lengths = (store as unknown as { lengths: number[] }).lengths.length;
+  console.log(`match() with ${store.size} rules (${lengths} distinct pattern lengths): ${(MATCHES / ms * 1000).toFixed(0)} ops/s (${hits} non-catch-all hits of ${MATCHES})`);
+}
+
+benchJobs();
+benchRules();

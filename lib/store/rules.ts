@@ -1,0 +1,132 @@
+// The primary's in-memory rule store: rules by identifier plus a prefix index for matching
+// (interface.md, Rule; decisions §3). The longest pattern that is a prefix of the job id wins;
+// among equal patterns the smallest rule identifier wins; the empty pattern is a catch-all.
+//
+// Index: pattern -> sorted ids of the rules carrying it, plus the distinct pattern lengths in
+// descending order. match() tries, longest first, each length L <= id length with one hash
+// lookup of id.slice(0, L): at most (number of distinct lengths) lookups, never a scan of the
+// rules. Identifiers are at most 1024 bytes, so there are at most 1025 distinct lengths, and in
+// practice a handful. A trie would cost one node per pattern character and a pointer chase per
+// id character; hash lookups of slices are faster in V8 and need no extra structure.
+//
+// Invariants: every stored rule's id appears exactly once, in byPattern.get(rule.pattern);
+// no id list is empty; lengthCount.get(L) is the number of distinct patterns of length L and
+// `lengths` holds exactly the L with a non-zero count.
+// Ordering: ids are compared by UTF-16 code units, which is byte order for the ASCII
+// identifiers that validation admits (decisions §3).
+import type { Rule } from '../domain/rule.ts';
+import { narrowest } from './prefix.ts';
+
+export class RuleStore {
+  private readonly byId = new Map<string, Rule>();
+  private readonly byPattern = new Map<string, string[]>();
+  private readonly lengthCount = new Map<number, number>();
+  /** Distinct pattern lengths, longest first. */
+  private readonly lengths: number[] = [];
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): Rule | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Creates or replaces the rule by its identifier; returns the previous rule. */
+  put(rule: Rule): Rule | undefined {
+    const previous = this.byId.get(rule.id);
+    this.byId.set(rule.id, rule);
+    if (previous === undefined) {
+      this.index(rule.pattern, rule.id);
+    } else if (previous.pattern !== rule.pattern) {
+      this.unindex(previous.pattern, rule.id);
+      this.index(rule.pattern, rule.id);
+    }
+    return previous;
+  }
+
+  /** Deletes the rule; returns it, or undefined when it did not exist. */
+  delete(id: string): Rule | undefined {
+    const previous = this.byId.get(id);
+    if (previous === undefined) return undefined;
+    this.byId.delete(id);
+    this.unindex(previous.pattern, id);
+    return previous;
+  }
+
+  /** The rule whose pattern is the longest prefix of `jobId` (ties: smallest rule id). */
+  match(jobId: string): Rule | undefined {
+    const n = jobId.length;
+    const lengths = this.lengths;
+    for (let i = 0; i < lengths.length; i++) {
+      const len = lengths[i]!;
+      if (len > n) continue;
+      const ids = this.byPattern.get(len === n ? jobId : jobId.slice(0, len));
+      if (ids !== undefined) return this.byId.get(ids[0]!);
+    }
+    return undefined;
+  }
+
+  /** Rules whose identifier starts with `prefix` and, unless `scope` is '', with `scope`. */
+  list(prefix: string, scope: string): Rule[] {
+    const start = narrowest(prefix, scope);
+    const out: Rule[] = [];
+    if (start === null) return out;
+    for (const rule of this.byId.values()) {
+      if (rule.id.startsWith(start)) out.push(rule);
+    }
+    return out;
+  }
+
+  private index(pattern: string, id: string): void {
+    const ids = this.byPattern.get(pattern);
+    if (ids === undefined) {
+      this.byPattern.set(pattern, [id]);
+      this.countLength(pattern.length, 1);
+      return;
+    }
+    ids.splice(lowerBound(ids, id), 0, id);
+  }
+
+  private unindex(pattern: string, id: string): void {
+    const ids = this.byPattern.get(pattern);
+    if (ids === undefined) return;
+    const at = lowerBound(ids, id);
+    if (ids[at] !== id) return;
+    if (ids.length > 1) {
+      ids.splice(at, 1);
+      return;
+    }
+    this.byPattern.delete(pattern);
+    this.countLength(pattern.length, -1);
+  }
+
+  private countLength(len: number, delta: 1 | -1): void {
+    const count = (this.lengthCount.get(len) ?? 0) + delta;
+    if (count > 0) {
+      this.lengthCount.set(len, count);
+      if (delta === 1 && count === 1) insertDescending(this.lengths, len);
+      return;
+    }
+    this.lengthCount.delete(len);
+    this.lengths.splice(this.lengths.indexOf(len), 1);
+  }
+}
+
+/** Index of the first element of sorted `ids` that is >= `id`. */
+function lowerBound(ids: readonly string[], id: string): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insertDescending(lengths: number[], len: number): void {
+  let i = 0;
+  while (i < lengths.length && lengths[i]! > len) i++;
+  lengths.splice(i, 0, len);
+}
