@@ -1,0 +1,134 @@
+// The only writer of TCP protocol text (interface.md, TCP protocol; decisions §6).
+//
+// Invariants:
+// - Every line ends with `\n` and contains no other LF or CR, whatever the data: values that
+//   could break a line are quoted and escaped, error messages have line breaks blanked.
+// - Rule lines can be pasted back as `RULE SET` arguments: each field that is empty or holds a
+//   space, a double quote, a backslash or a control character is written in double quotes with
+//   `\"` and `\\` escapes (the tokenizer's grammar). Validation keeps CR/LF out of stored rules;
+//   should one come from elsewhere (an old logfile) it is written as `\n`/`\r`, which keeps the
+//   line intact but does not paste back to the same byte.
+// - Lists are built as arrays and joined once (a 100 000-job QUERY is one join, not repeated
+//   concatenation of a growing string).
+import type { Reply } from '../domain/command.ts';
+import type { Job } from '../domain/job.ts';
+import type { Rule } from '../domain/rule.ts';
+import type { RunnerSpec } from '../domain/runner-spec.ts';
+import type { StatValues } from '../domain/stat.ts';
+import { STAT_KEYS } from '../domain/stat.ts';
+import { invalidArgs } from '../errors.ts';
+
+// Space, quote, backslash and every control character force quotes (tabs stay visible, and a
+// CR at the end of a bare last argument would otherwise be stripped by the reader's framer).
+const NEEDS_QUOTES = /[\x00-\x20"\\\x7f]/;
+const ESCAPES = /["\\\r\n]/g;
+const HAS_LINE_BREAK = /[\r\n]/;
+const LINE_BREAKS = /[\r\n]/g;
+
+/** Request ids and messages are echoed as text: a CR or LF in them could forge a reply line. */
+function oneLine(s: string): string {
+  return HAS_LINE_BREAK.test(s) ? s.replace(LINE_BREAKS, ' ') : s;
+}
+
+/** A value as one protocol argument: bare when safe, else quoted with escapes. */
+export function quoteArg(s: string): string {
+  if (s !== '' && !NEEDS_QUOTES.test(s)) return s;
+  return `"${s.replace(ESCAPES, (c) => (c === '\r' ? '\\r' : c === '\n' ? '\\n' : `\\${c}`))}"`;
+}
+
+/** `<runner_type> <runner_args...>` as tokens (interface.md, Runner arguments in LISTRULES lines). */
+export function runnerTokens(r: RunnerSpec): string[] {
+  switch (r.type) {
+    case 'shell':
+      return ['shell', r.command];
+    case 'direct':
+      return ['direct', r.executable, ...r.args];
+    case 'http':
+      return ['http', r.method, r.url];
+    case 'awf': {
+      const out = ['awf', r.workflow];
+      for (const input of r.inputs) out.push('--input', input);
+      return out;
+    }
+    case 'amqp':
+      return ['amqp', r.dsn, r.exchange, r.routing_key];
+    case 'redis':
+      return ['redis', r.url, r.command, r.key];
+    default: {
+      const never: never = r;
+      return never;
+    }
+  }
+}
+
+/** `<rule_id> <pattern> <runner_type> <runner_args...>`: the arguments of a `RULE SET` for this rule. */
+export function formatRuleArgs(rule: Rule): string {
+  const parts = [quoteArg(rule.id), quoteArg(rule.pattern)];
+  for (const t of runnerTokens(rule.runner)) parts.push(quoteArg(t));
+  return parts.join(' ');
+}
+
+function jobLines(rid: string, jobs: readonly Job[]): string {
+  const lines = new Array<string>(jobs.length + 1);
+  for (let i = 0; i < jobs.length; i++) {
+    const j = jobs[i]!;
+    lines[i] = `${rid} ${quoteArg(j.id)} ${j.status} ${j.execution}\n`;
+  }
+  lines[jobs.length] = `${rid} OK\n`;
+  return lines.join('');
+}
+
+function ruleLines(rid: string, rules: readonly Rule[]): string {
+  const lines = new Array<string>(rules.length + 1);
+  for (let i = 0; i < rules.length; i++) lines[i] = `${rid} ${formatRuleArgs(rules[i]!)}\n`;
+  lines[rules.length] = `${rid} OK\n`;
+  return lines.join('');
+}
+
+function statLines(rid: string, stat: StatValues): string {
+  const lines: string[] = [];
+  for (const key of STAT_KEYS) lines.push(`${rid} ${key} ${oneLine(String(stat[key]))}\n`);
+  lines.push(`${rid} OK\n`);
+  return lines.join('');
+}
+
+/** The whole response text for one request, every line `\n`-terminated. */
+export function formatReply(requestId: string, reply: Reply): string {
+  const rid = oneLine(requestId);
+  if (!reply.ok) {
+    const message = oneLine(reply.message);
+    return message === '' ? `${rid} ERROR ${reply.code}\n` : `${rid} ERROR ${reply.code} ${message}\n`;
+  }
+  switch (reply.kind) {
+    case 'done':
+      return `${rid} OK\n`;
+    case 'job':
+      return `${rid} OK ${reply.job.status} ${reply.job.execution}\n`;
+    case 'jobs':
+      return jobLines(rid, reply.jobs);
+    case 'rule':
+      // TCP has no single-rule read; shown like a one-rule LISTRULES if it ever is.
+      return ruleLines(rid, [reply.rule]);
+    case 'rules':
+      return ruleLines(rid, reply.rules);
+    case 'stat':
+      return statLines(rid, reply.stat);
+    default: {
+      const never: never = reply;
+      return never;
+    }
+  }
+}
+
+export function formatAuthOk(): string {
+  return 'OK\n';
+}
+
+/** Pre-authentication errors carry no request id and no message (interface.md, Authentication > TCP). */
+export function formatPreAuthError(code: 'auth_required' | 'auth_failed'): string {
+  return `ERROR ${code}\n`;
+}
+
+export function formatTooLong(rid: string): string {
+  return formatReply(rid, invalidArgs('line too long'));
+}

@@ -1,0 +1,161 @@
+// Turns a tokenized protocol line into a Command, an error reply, an AUTH attempt, or nothing
+// (interface.md, TCP protocol and Errors > TCP; decisions §6). Pure: no session state.
+//
+// Rules:
+// - `AUTH [secret]` has no request id. A missing or empty secret gives secret null. Tokens
+//   after the secret are ignored. (So `AUTH` can never be used as a request id.)
+// - Otherwise `<rid> <instruction> <args...>`. Fewer than two tokens, an empty rid, an
+//   unknown instruction (case-sensitive) or `RULE` not followed by `SET`: ignore (no reply).
+// - A recognised instruction with missing, extra or malformed arguments: an invalid_args
+//   error naming the argument. LISTRULES and STAT ignore trailing arguments (the spec says
+//   so); every other instruction rejects them, so a typo never silently changes meaning.
+import type { Command } from '../domain/command.ts';
+import type { RunnerSpec } from '../domain/runner-spec.ts';
+import { invalidArgs, type ErrorReply } from '../errors.ts';
+import { validateIdentifier, validatePattern } from '../domain/identifier.ts';
+import { isHttpMethod, isRedisCommand, validateRunner } from '../domain/runner-validate.ts';
+import { parseTcpTimestamp } from '../domain/time.ts';
+
+export type ParsedLine =
+  | { readonly kind: 'auth'; readonly secret: string | null }
+  | { readonly kind: 'command'; readonly rid: string; readonly cmd: Command }
+  | { readonly kind: 'error'; readonly rid: string; readonly reply: ErrorReply }
+  | { readonly kind: 'ignore' };
+
+const IGNORE: ParsedLine = { kind: 'ignore' };
+
+type Outcome = Command | string;
+
+/** User text inside an error message: short, and with control characters made visible. */
+export function quoteForMessage(s: string): string {
+  const cut = s.length > 64 ? `${s.slice(0, 64)}...` : s;
+  return `"${cut.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}"`;
+}
+
+export function parseLine(tokens: readonly string[]): ParsedLine {
+  if (tokens[0] === 'AUTH') {
+    const secret = tokens[1];
+    return { kind: 'auth', secret: secret === undefined || secret === '' ? null : secret };
+  }
+  if (tokens.length < 2 || tokens[0] === '') return IGNORE;
+  const rid = tokens[0]!;
+  const outcome = parseInstruction(tokens[1]!, tokens.slice(2));
+  if (outcome === null) return IGNORE;
+  if (typeof outcome === 'string') return { kind: 'error', rid, reply: invalidArgs(outcome) };
+  return { kind: 'command', rid, cmd: outcome };
+}
+
+/** null: not an instruction we know (ignored). */
+function parseInstruction(instruction: string, args: readonly string[]): Outcome | null {
+  switch (instruction) {
+    case 'SET':
+      return parseSet(args);
+    case 'GET':
+      return oneId('job', args, (id) => ({ op: 'job.get', id }));
+    case 'REMOVE':
+      return oneId('job', args, (id) => ({ op: 'job.remove', id }));
+    case 'REMOVERULE':
+      return oneId('rule', args, (id) => ({ op: 'rule.remove', id }));
+    case 'QUERY':
+      return parseQuery(args);
+    case 'LISTRULES':
+      return { op: 'rule.list', prefix: '', scope: '' };
+    case 'STAT':
+      return { op: 'stat' };
+    case 'RULE':
+      return args[0] === 'SET' ? parseRuleSet(args.slice(1)) : null;
+    default:
+      return null;
+  }
+}
+
+function oneId(kind: 'job' | 'rule', args: readonly string[], make: (id: string) => Command): Outcome {
+  if (args.length === 0) return `missing ${kind} identifier`;
+  const bad = validateIdentifier(kind, args[0]!);
+  if (bad !== null) return bad;
+  if (args.length > 1) return `unexpected argument ${quoteForMessage(args[1]!)} after the ${kind} identifier`;
+  return make(args[0]!);
+}
+
+function parseSet(args: readonly string[]): Outcome {
+  if (args.length === 0) return 'missing job identifier';
+  const bad = validateIdentifier('job', args[0]!);
+  if (bad !== null) return bad;
+  const ts = parseTcpTimestamp(args.slice(1));
+  if ('error' in ts) return `invalid timestamp: ${ts.error}`;
+  return { op: 'job.set', id: args[0]!, execution: ts.ns };
+}
+
+function parseQuery(args: readonly string[]): Outcome {
+  const prefix = args[0] ?? '';
+  const bad = validatePattern(prefix);
+  if (bad !== null) return bad;
+  if (args.length > 1) return `unexpected argument ${quoteForMessage(args[1]!)} after the pattern`;
+  return { op: 'job.list', prefix, scope: '' };
+}
+
+function parseRuleSet(args: readonly string[]): Outcome {
+  const [id, pattern, type] = args;
+  if (id === undefined) return 'missing rule identifier';
+  const badId = validateIdentifier('rule', id);
+  if (badId !== null) return badId;
+  if (pattern === undefined) return 'missing pattern';
+  const badPattern = validatePattern(pattern);
+  if (badPattern !== null) return badPattern;
+  if (type === undefined) return 'missing runner type';
+  const runner = parseRunnerArgs(type, args.slice(3));
+  if (typeof runner === 'string') return runner;
+  const badRunner = validateRunner(runner);
+  if (badRunner !== null) return badRunner;
+  return { op: 'rule.set', rule: { id, pattern, runner } };
+}
+
+/**
+ * The runner forms of `RULE SET` (interface.md, RULE SET runner forms): the runner type and the
+ * tokens after it. Checks the shape only; the caller runs validateRunner on the result. Also
+ * fits the HTTP string form (`runner` + `args`), whose argument lists are the same.
+ */
+export function parseRunnerArgs(type: string, a: readonly string[]): RunnerSpec | string {
+  switch (type) {
+    case 'shell':
+      if (a.length === 0) return 'shell runner: missing command';
+      if (a.length > 1) return 'shell runner takes exactly one command argument (quote the command)';
+      return { type: 'shell', command: a[0]! };
+    case 'direct':
+      if (a.length === 0) return 'direct runner: missing executable';
+      return { type: 'direct', executable: a[0]!, args: a.slice(1) };
+    case 'awf':
+      return parseAwf(a);
+    case 'http': {
+      if (a.length < 2) return a.length === 0 ? 'http runner: missing method' : 'http runner: missing url';
+      if (a.length > 2) return 'http runner takes exactly <method> <url>';
+      const method = a[0]!;
+      if (!isHttpMethod(method)) return `http method ${quoteForMessage(method)} is not one of GET, POST, PUT, DELETE`;
+      return { type: 'http', method, url: a[1]! };
+    }
+    case 'amqp':
+      if (a.length !== 3) return `amqp runner takes exactly <dsn> <exchange> <routing_key> (got ${a.length} arguments)`;
+      return { type: 'amqp', dsn: a[0]!, exchange: a[1]!, routing_key: a[2]! };
+    case 'redis': {
+      if (a.length !== 3) return `redis runner takes exactly <url> <command> <key> (got ${a.length} arguments)`;
+      const command = a[1]!;
+      if (!isRedisCommand(command)) {
+        return `redis command ${quoteForMessage(command)} is not one of PUBLISH, RPUSH, LPUSH, SET (case-sensitive)`;
+      }
+      return { type: 'redis', url: a[0]!, command, key: a[2]! };
+    }
+    default:
+      return `unknown runner type ${quoteForMessage(type)} (expected shell, direct, http, awf, amqp, redis)`;
+  }
+}
+
+function parseAwf(a: readonly string[]): RunnerSpec | string {
+  if (a.length === 0) return 'awf runner: missing workflow';
+  const inputs: string[] = [];
+  for (let i = 1; i < a.length; i += 2) {
+    if (a[i] !== '--input') return `awf runner: expected --input before ${quoteForMessage(a[i]!)}`;
+    if (i + 1 >= a.length) return 'awf runner: --input needs key=value';
+    inputs.push(a[i + 1]!);
+  }
+  return { type: 'awf', workflow: a[0]!, inputs };
+}
