@@ -1,0 +1,88 @@
+// Runner throughput benchmark (run: node bench/runners.ts [count]). Pushes `count` (10 000)
+// executions through one RunnerPool (maxInflight 256) for each of: an http POST to a node:http
+// sink in this same process, a redis RPUSH to 127.0.0.1:6379, and direct /bin/true. Prints
+// jobs/s and the failures for each. The http sink shares this process's event loop, so its
+// figure is a lower bound on what the runner alone can do. A kind whose service is down is
+// reported as skipped.
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { createClient } from 'redis';
+import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
+import { silentLogger } from '../lib/log.ts';
+import { newAttemptId, type RunnerContext } from '../lib/runner/execution.ts';
+import { RunnerPool } from '../lib/runner/pool.ts';
+
+const COUNT = Number(process.argv[2] ?? 10_000);
+const MAX_INFLIGHT = 256;
+const BASE_NS = 1775822400000000000n;
+const ctx: RunnerContext = { shellPath: '/bin/sh', shellArgs: ['-c'], timeoutMs: 30_000, log: silentLogger() };
+
+function redisUp(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port: 6379 });
+    socket.setTimeout(1000, () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function fire(label: string, runner: RunnerSpec): Promise<void> {
+  let done = 0;
+  let failed = 0;
+  const finished = Promise.withResolvers<void>();
+  const pool = new RunnerPool({
+    maxInflight: MAX_INFLIGHT,
+    ctx,
+    onResult: (_exec, ok) => {
+      if (!ok) failed++;
+      if (++done === COUNT) finished.resolve();
+    },
+  });
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < COUNT; i++) {
+    pool.submit({ attempt: newAttemptId(), jobId: `bench.${i}`, execution: BASE_NS + BigInt(i), runner });
+  }
+  await finished.promise;
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  await pool.stop(0);
+  console.log(`${label.padEnd(22)} ${COUNT} executions in ${ms.toFixed(0)} ms: ${(COUNT / ms * 1000).toFixed(0)} jobs/s, ${failed} failed`);
+}
+
+async function benchHttp(): Promise<void> {
+  let received = 0;
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => { received++; res.writeHead(204).end(); });
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  const { port } = sink.address() as AddressInfo;
+  await fire('http POST (local sink)', { type: 'http', method: 'POST', url: `http://127.0.0.1:${port}/hook` });
+  if (received !== COUNT) console.log(`  warning: the sink saw ${received} requests`);
+  sink.closeAllConnections();
+  await new Promise<void>((resolve) => sink.close(() => resolve()));
+}
+
+async function benchRedis(): Promise<void> {
+  if (!(await redisUp())) {
+    console.log('redis RPUSH            skipped: no Redis at 127.0.0.1:6379');
+    return;
+  }
+  const key = `tickd-bench:${newAttemptId()}`;
+  await fire('redis RPUSH', { type: 'redis', url: 'redis://127.0.0.1:6379/0', command: 'RPUSH', key });
+  const admin = createClient({ url: 'redis://127.0.0.1:6379/0' });
+  admin.on('error', () => {});
+  await admin.connect();
+  const length = await admin.lLen(key);
+  if (length !== COUNT) console.log(`  warning: the list holds ${length} items`);
+  await admin.del(key);
+  admin.destroy();
+}
+
+async function main(): Promise<void> {
+  if (!Number.isSafeInteger(COUNT) || COUNT < 1) throw new Error('count must be a positive integer');
+  await benchHttp();
+  await benchRedis();
+  await fire('direct /bin/true', { type: 'direct', executable: '/bin/true', args: [] });
+}
+
+await main();

@@ -1,0 +1,186 @@
+// The amqp runner (interface.md, Runner; decisions §5): per execution, a new connection from the
+// DSN, a confirm channel, one message whose body is the job identifier published to `exchange`
+// with `routing_key`, the broker's confirm awaited, then close. Success = the broker confirmed.
+//
+// Invariants:
+// - Never rejects and never leaves an unhandled 'error' event: amqplib emits 'error' on the
+//   connection model and on channels (a missing exchange closes the channel with 404), and an
+//   unhandled one would crash the whole primary. Listeners are attached before any frame can
+//   reach the emitter (for the channel, through guardFreshChannels).
+// - The DSN is parsed here (an unparsable one can reach execution from an old logfile): only
+//   `amqp://`; userinfo optional (absent -> guest:guest); vhost = the percent-decoded path
+//   without its leading slash, `/` when empty.
+// - Time: the connect/handshake is bounded by the socket timeout (ctx.timeoutMs); the whole
+//   attempt by 2 x ctx.timeoutMs (amqplib drops the socket timeout once the connection is
+//   open, so channel open, publish and confirm need their own bound).
+// - Credentials never reach a log line: the DSN is logged through redactUrl and error texts are
+//   scrubbed of the password.
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import { connect, type ChannelModel } from 'amqplib';
+import type { RunnerSpec } from '../domain/runner-spec.ts';
+import { raceDeadline } from './deadline.ts';
+import { errorText, type Execution, type RunnerContext } from './execution.ts';
+import { redactUrl, scrubSecrets } from './redact.ts';
+
+type AmqpSpec = Extract<RunnerSpec, { type: 'amqp' }>;
+
+export interface AmqpTarget {
+  hostname: string;
+  port: number;
+  username: string;
+  password: string;
+  /** Decoded virtual host name. */
+  vhost: string;
+  /** The path segment still percent-encoded: amqplib decodes it once itself. */
+  vhostEncoded: string;
+}
+
+export type AmqpTargetResult = { ok: true; target: AmqpTarget } | { ok: false; error: string };
+
+function decode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function parseAmqpTarget(dsn: string): AmqpTargetResult {
+  let url: URL;
+  try {
+    url = new URL(dsn);
+  } catch {
+    return { ok: false, error: 'unparsable DSN' };
+  }
+  if (url.protocol === 'amqps:') return { ok: false, error: 'amqps:// is not supported' };
+  if (url.protocol !== 'amqp:') return { ok: false, error: 'DSN scheme is not amqp://' };
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (hostname === '') return { ok: false, error: 'DSN has no host' };
+  const port = url.port === '' ? 5672 : Number(url.port);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, error: 'DSN port out of range' };
+
+  let username = 'guest';
+  let password = 'guest';
+  if (url.username !== '' || url.password !== '') {
+    const user = decode(url.username);
+    const pass = decode(url.password);
+    if (user === undefined || pass === undefined) return { ok: false, error: 'DSN userinfo is badly percent-encoded' };
+    username = user;
+    password = pass;
+  }
+
+  const vhostEncoded = url.pathname.startsWith('/') ? url.pathname.slice(1) : url.pathname;
+  // A vhost holding '/' must encode it as %2F; a raw second slash means a malformed DSN.
+  if (vhostEncoded.includes('/')) return { ok: false, error: 'DSN vhost contains an unencoded "/"' };
+  const decoded = decode(vhostEncoded);
+  if (decoded === undefined) return { ok: false, error: 'DSN vhost is badly percent-encoded' };
+  const vhost = decoded === '' ? '/' : decoded;
+  return { ok: true, target: { hostname, port, username, password, vhost, vhostEncoded } };
+}
+
+/** Kills the connection's socket: no close handshake with a broker that may not answer. */
+function destroyConnection(model: ChannelModel): void {
+  // amqplib's typings hide the raw connection's `stream` (the socket); it is the only way to
+  // tear a connection down without waiting on the broker.
+  const raw = model.connection as unknown as { stream?: Socket };
+  raw.stream?.destroy(new Error('tickd gave up on the attempt'));
+}
+
+/**
+ * amqplib hands the channel over only after its open handshake, yet a broker closing it during
+ * that handshake emits 'error' on it, which, unheard, would crash the process. The channel is
+ * registered on the raw connection synchronously by createConfirmChannel(), before any frame
+ * can arrive: attach the listener there. (Internal structure of amqplib 2.x; if it ever
+ * changes this finds nothing and the caller's fallback attaches after the handshake.)
+ */
+function guardFreshChannels(model: ChannelModel, onError: (err: unknown) => void): void {
+  const raw = model.connection as unknown as { channels?: unknown };
+  if (!Array.isArray(raw.channels)) return;
+  for (const slot of raw.channels as unknown[]) {
+    const channel = (slot as { channel?: unknown } | null)?.channel;
+    if (channel instanceof EventEmitter && channel.listenerCount('error') === 0) channel.on('error', onError);
+  }
+}
+
+/** Closes politely (connection.close handshake), falling back to a kill if the broker is slow. */
+function closeConnection(model: ChannelModel, graceMs: number): void {
+  const timer = setTimeout(() => destroyConnection(model), graceMs);
+  timer.unref();
+  model.close().then(
+    () => clearTimeout(timer),
+    () => { clearTimeout(timer); destroyConnection(model); },
+  );
+}
+
+export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
+  const where = redactUrl(spec.dsn);
+  const parsed = parseAmqpTarget(spec.dsn);
+  if (!parsed.ok) {
+    ctx.log.warn({ dsn: where }, `amqp runner: ${parsed.error}`);
+    return Promise.resolve(false);
+  }
+  if (signal.aborted) return Promise.resolve(false);
+  const target = parsed.target;
+  const scrub = (err: unknown) => scrubSecrets(errorText(err), [target.password]);
+
+  let model: ChannelModel | undefined;
+  let abandoned = false;
+  // The broker's reason (e.g. 404 NOT_FOUND for a missing exchange) arrives as a channel
+  // 'error'; the publish callback then only sees "channel closed". Keep the better one.
+  let channelError: unknown;
+
+  const publish = async (): Promise<boolean> => {
+    const opened = await connect(
+      {
+        protocol: 'amqp',
+        hostname: target.hostname,
+        port: target.port,
+        username: target.username,
+        password: target.password,
+        vhost: target.vhostEncoded,
+        // Short-lived connection: heartbeats would only keep timers alive after a teardown.
+        heartbeat: 0,
+      },
+      { timeout: ctx.timeoutMs, clientProperties: { connection_name: 'tickd runner' } },
+    );
+    opened.on('error', (err: unknown) => ctx.log.debug({ dsn: where, err: scrub(err) }, 'amqp connection error'));
+    if (abandoned) {
+      destroyConnection(opened);
+      return false;
+    }
+    model = opened;
+    const recordChannelError = (err: unknown) => { channelError = err; };
+    const opening = opened.createConfirmChannel();
+    guardFreshChannels(opened, recordChannelError);
+    const channel = await opening;
+    if (channel.listenerCount('error') === 0) channel.on('error', recordChannelError);
+    await new Promise<void>((resolve, reject) => {
+      channel.publish(spec.exchange, spec.routing_key, Buffer.from(exec.jobId, 'utf8'), { persistent: true }, (err: unknown) => {
+        if (err) reject(err instanceof Error ? err : new Error(String(err)));
+        else resolve();
+      });
+    });
+    // The message is confirmed: the outcome is success whatever the close does.
+    closeConnection(opened, ctx.timeoutMs);
+    return true;
+  };
+
+  const work = publish().then(
+    (ok) => {
+      if (ok) ctx.log.debug({ dsn: where, exchange: spec.exchange }, 'amqp message confirmed');
+      return ok;
+    },
+    (err: unknown) => {
+      if (!abandoned) ctx.log.warn({ dsn: where, exchange: spec.exchange, err: scrub(channelError ?? err) }, 'amqp runner failed');
+      if (model && !abandoned) closeConnection(model, ctx.timeoutMs);
+      return false;
+    },
+  );
+
+  return raceDeadline(work, 2 * ctx.timeoutMs, signal, (reason) => {
+    abandoned = true;
+    if (reason === 'timeout') ctx.log.warn({ dsn: where, timeoutMs: 2 * ctx.timeoutMs }, 'amqp runner timed out');
+    if (model) destroyConnection(model);
+  });
+}

@@ -1,0 +1,15 @@
+// The direct runner: argv [executable, ...args], no shell (decisions §5). Every argument is
+// passed as one literal argv element, so shell metacharacters in it have no effect.
+import type { RunnerSpec } from '../domain/runner-spec.ts';
+import type { Execution, RunnerContext } from './execution.ts';
+import { runProcess } from './process.ts';
+
+type DirectSpec = Extract<RunnerSpec, { type: 'direct' }>;
+
+export function directArgv(spec: DirectSpec): string[] {
+  return [spec.executable, ...spec.args];
+}
+
+export function runDirect(exec: Execution, spec: DirectSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
+  return runProcess(directArgv(spec), exec, ctx.log, signal);
+}

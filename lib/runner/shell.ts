@@ -1,0 +1,15 @@
+// The shell runner: argv [shell.path, ...shell.args, command] (decisions §5). The shell was
+// checked at startup only; a shell that has since vanished makes the spawn fail, i.e. the job.
+import type { RunnerSpec } from '../domain/runner-spec.ts';
+import type { Execution, RunnerContext } from './execution.ts';
+import { runProcess } from './process.ts';
+
+type ShellSpec = Extract<RunnerSpec, { type: 'shell' }>;
+
+export function shellArgv(spec: ShellSpec, ctx: RunnerContext): string[] {
+  return [ctx.shellPath, ...ctx.shellArgs, spec.command];
+}
+
+export function runShell(exec: Execution, spec: ShellSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
+  return runProcess(shellArgv(spec, ctx), exec, ctx.log, signal);
+}

@@ -1,0 +1,196 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { HttpMethod } from '../../../lib/domain/runner-spec.ts';
+import { httpBody, runHttp } from '../../../lib/runner/http.ts';
+import { tempDir } from '../../helpers/tmp.ts';
+import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from './context.ts';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+/** A sink recording every request; the route decides the answer. */
+class Sink {
+  readonly seen: Seen[] = [];
+  readonly hanging: ServerResponse[] = [];
+  server: Server;
+  port = 0;
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        this.seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
+        this.answer(req.url!, res);
+      });
+    });
+  }
+
+  answer(url: string, res: ServerResponse): void {
+    switch (url) {
+      case '/ok': res.writeHead(200).end('fine'); return;
+      case '/created': res.writeHead(201).end(); return;
+      case '/no-content': res.writeHead(204).end(); return;
+      case '/fail': res.writeHead(500).end('boom'); return;
+      case '/not-found': res.writeHead(404).end(); return;
+      case '/redirect': res.writeHead(302, { location: '/ok' }).end(); return;
+      case '/hang': this.hanging.push(res); return;
+      default: res.writeHead(400).end(); return;
+    }
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function run(method: HttpMethod, url: string, opts: { timeoutMs?: number; jobId?: string; signal?: AbortSignal } = {}) {
+  const { ctx, lines } = capturingContext(opts.timeoutMs ?? 5000);
+  const spec = { type: 'http' as const, method, url };
+  return { result: runHttp(makeExecution(spec, opts.jobId), spec, ctx, opts.signal ?? neverAborted()), lines };
+}
+
+describe('runner/http', function () {
+  this.timeout(20000);
+  let sink: Sink;
+  beforeEach(async () => { sink = await new Sink().start(); });
+  afterEach(async () => { await sink.stop(); });
+
+  it('POST and PUT send exactly {"job_id":..,"execution":<ns>} as application/json', async () => {
+    for (const method of ['POST', 'PUT'] as const) {
+      expect(await run(method, sink.url('/ok')).result).to.equal(true);
+      const req = sink.seen.at(-1)!;
+      expect(req.method).to.equal(method);
+      expect(req.body.toString('utf8')).to.equal(`{"job_id":"job.test.1","execution":${EXECUTION_NS.toString()}}`);
+      expect(req.headers['content-type']).to.equal('application/json');
+      expect(req.headers['content-length']).to.equal(String(req.body.length));
+    }
+  });
+
+  it('escapes the job id as JSON and keeps the nanoseconds exact', () => {
+    const body = httpBody({ ...makeExecution({ type: 'http', method: 'POST', url: 'http://x' }, 'a"b\\c\n\u2028'), execution: -9223372036854775808n });
+    expect(body).to.equal('{"job_id":"a\\"b\\\\c\\n\u2028","execution":-9223372036854775808}');
+    expect((JSON.parse(body) as { job_id: string }).job_id).to.equal('a"b\\c\n\u2028');
+  });
+
+  it('GET and DELETE send no body', async () => {
+    for (const method of ['GET', 'DELETE'] as const) {
+      expect(await run(method, sink.url('/ok')).result).to.equal(true);
+      const req = sink.seen.at(-1)!;
+      expect(req.method).to.equal(method);
+      expect(req.body.length).to.equal(0);
+      expect(req.headers['content-type']).to.equal(undefined);
+      expect(req.headers['transfer-encoding']).to.equal(undefined);
+    }
+  });
+
+  it('treats every 2xx as success and anything else as failure', async () => {
+    expect(await run('POST', sink.url('/created')).result).to.equal(true);
+    expect(await run('DELETE', sink.url('/no-content')).result).to.equal(true);
+    expect(await run('POST', sink.url('/fail')).result).to.equal(false);
+    expect(await run('GET', sink.url('/not-found')).result).to.equal(false);
+    expect(sink.seen.map((s) => s.url)).to.deep.equal(['/created', '/no-content', '/fail', '/not-found']); // no retries
+  });
+
+  it('does not follow redirects: 302 is failure and the target is never requested', async () => {
+    expect(await run('GET', sink.url('/redirect')).result).to.equal(false);
+    expect(await run('POST', sink.url('/redirect')).result).to.equal(false);
+    expect(sink.seen.map((s) => s.url)).to.deep.equal(['/redirect', '/redirect']);
+  });
+
+  it('fails after the read timeout when the server accepts and never answers', async () => {
+    const started = Date.now();
+    const { result, lines } = run('POST', sink.url('/hang'), { timeoutMs: 300 });
+    expect(await result).to.equal(false);
+    const took = Date.now() - started;
+    expect(took).to.be.at.least(250);
+    expect(took).to.be.below(3000);
+    expect(sink.seen).to.have.length(1); // no retry
+    expect(lines.some((l) => l.includes('http runner failed'))).to.equal(true);
+  });
+
+  it('fails on connection refused', async () => {
+    const closed = await new Sink().start();
+    const url = closed.url('/ok');
+    await closed.stop();
+    expect(await run('GET', url).result).to.equal(false);
+  });
+
+  it('fails on a non-http URL or garbage, without throwing', async () => {
+    expect(await run('GET', 'ftp://127.0.0.1/x').result).to.equal(false);
+    expect(await run('GET', 'not a url').result).to.equal(false);
+    expect(await run('GET', 'http://[::1').result).to.equal(false);
+  });
+
+  it('aborting ends the attempt as failure', async () => {
+    const controller = new AbortController();
+    const { result } = run('GET', sink.url('/hang'), { signal: controller.signal });
+    await waitFor(() => sink.hanging.length === 1, 5000, 'the request to arrive');
+    controller.abort();
+    expect(await result).to.equal(false);
+  });
+
+  it('redacts userinfo of the URL in log lines', async () => {
+    const { result, lines } = run('GET', `http://user:hunter2secret@127.0.0.1:${sink.port}/fail`);
+    expect(await result).to.equal(false);
+    expect(lines.length).to.be.above(0);
+    expect(lines.join('\n')).to.not.include('hunter2secret');
+  });
+
+  describe('https', () => {
+    let key: Buffer;
+    let cert: Buffer;
+    before(function () {
+      const dir = tempDir();
+      try {
+        execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+          '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+      } catch {
+        process.stderr.write('      skipped: openssl is not available to make a test certificate\n');
+        this.skip();
+      }
+      key = readFileSync(join(dir, 'key.pem'));
+      cert = readFileSync(join(dir, 'cert.pem'));
+    });
+
+    it('uses TLS and verifies the certificate: a self-signed server fails the job', async () => {
+      let handshakeErrors = 0;
+      let requests = 0;
+      const server = createHttpsServer({ key, cert }, (_req, res) => { requests++; res.writeHead(200).end(); });
+      server.on('tlsClientError', () => { handshakeErrors++; });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      try {
+        const { result, lines } = run('POST', `https://127.0.0.1:${port}/ok`);
+        expect(await result).to.equal(false);
+        await waitFor(() => handshakeErrors > 0, 5000, 'the rejected TLS handshake');
+        expect(requests).to.equal(0);
+        expect(lines.join('\n')).to.match(/self[- ]signed/i);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+  });
+});

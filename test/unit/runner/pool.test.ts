@@ -1,0 +1,168 @@
+import { expect } from 'chai';
+import type { Execution, RunnerContext } from '../../../lib/runner/execution.ts';
+import { RunnerPool } from '../../../lib/runner/pool.ts';
+import { capturingContext, makeExecution, waitFor } from './context.ts';
+
+interface Call {
+  exec: Execution;
+  signal: AbortSignal;
+  resolve: (ok: boolean) => void;
+}
+
+/** A fake runner whose executions finish only when the test says so. */
+function controllableRun() {
+  const calls: Call[] = [];
+  const run = (exec: Execution, _ctx: RunnerContext, signal: AbortSignal) =>
+    new Promise<boolean>((resolve) => { calls.push({ exec, signal, resolve }); });
+  return { calls, run };
+}
+
+function jobs(n: number): Execution[] {
+  return Array.from({ length: n }, (_, i) => makeExecution({ type: 'shell', command: 'true' }, `job.${i}`));
+}
+
+/** Lets every pending promise callback run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('runner/pool', () => {
+  it('runs at most maxInflight at once and queues the rest in FIFO order', async () => {
+    const { calls, run } = controllableRun();
+    const results: [string, boolean][] = [];
+    const pool = new RunnerPool({ maxInflight: 2, ctx: capturingContext().ctx, run, onResult: (e, ok) => results.push([e.jobId, ok]) });
+    const execs = jobs(5);
+    const counts = () => [pool.inflight, pool.pending, calls.length];
+
+    for (const e of execs) pool.submit(e);
+    expect(counts()).to.deep.equal([2, 3, 2]);
+    expect(calls.map((c) => c.exec.jobId)).to.deep.equal(['job.0', 'job.1']);
+
+    calls[1]!.resolve(false);
+    await settle();
+    expect(results).to.deep.equal([['job.1', false]]);
+    expect(counts()).to.deep.equal([2, 2, 3]);
+
+    calls[0]!.resolve(true);
+    await settle();
+    expect(counts()).to.deep.equal([2, 1, 4]);
+
+    calls[2]!.resolve(true);
+    calls[3]!.resolve(true);
+    await settle();
+    expect(counts()).to.deep.equal([1, 0, 5]);
+
+    calls[4]!.resolve(true);
+    await settle();
+    expect(counts()).to.deep.equal([0, 0, 5]);
+    expect(calls.map((c) => c.exec.jobId)).to.deep.equal(['job.0', 'job.1', 'job.2', 'job.3', 'job.4']);
+    expect(results.map(([id]) => id)).to.deep.equal(['job.1', 'job.0', 'job.2', 'job.3', 'job.4']);
+  });
+
+  it('never calls onResult synchronously inside submit, and reports a duration', async () => {
+    const results: number[] = [];
+    const pool = new RunnerPool({ maxInflight: 4, ctx: capturingContext().ctx, run: async () => true, onResult: (_e, _ok, ms) => results.push(ms) });
+    pool.submit(jobs(1)[0]!);
+    expect(results).to.have.length(0);
+    await settle();
+    expect(results).to.have.length(1);
+    expect(results[0]).to.be.a('number').and.at.least(0);
+  });
+
+  it('turns a runner that throws or rejects into a failure and keeps going', async () => {
+    const results: [string, boolean][] = [];
+    const run = (exec: Execution): Promise<boolean> => {
+      if (exec.jobId === 'job.0') throw new Error('sync bug');
+      if (exec.jobId === 'job.1') return Promise.reject(new Error('async bug'));
+      return Promise.resolve(true);
+    };
+    const { ctx, lines } = capturingContext();
+    const pool = new RunnerPool({ maxInflight: 1, ctx, run, onResult: (e, ok) => results.push([e.jobId, ok]) });
+    for (const e of jobs(3)) pool.submit(e);
+    await waitFor(() => results.length === 3, 2000, 'three results');
+    expect(results).to.deep.equal([['job.0', false], ['job.1', false], ['job.2', true]]);
+    expect(lines.filter((l) => l.includes('runner failed unexpectedly'))).to.have.length(2);
+    expect(pool.inflight).to.equal(0);
+  });
+
+  it('survives an onResult that throws', async () => {
+    let calls = 0;
+    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run: async () => true, onResult: () => { calls++; throw new Error('boom'); } });
+    for (const e of jobs(3)) pool.submit(e);
+    await waitFor(() => calls === 3, 2000, 'three results');
+    expect(pool.inflight).to.equal(0);
+  });
+
+  it('stop() waits for running executions within the grace time and drops the queue', async () => {
+    const { calls, run } = controllableRun();
+    const results: string[] = [];
+    const pool = new RunnerPool({ maxInflight: 2, ctx: capturingContext().ctx, run, onResult: (e) => results.push(e.jobId) });
+    for (const e of jobs(5)) pool.submit(e);
+    let stopped = false;
+    const stopping = pool.stop(10_000).then(() => { stopped = true; });
+    expect(pool.pending).to.equal(0);
+    pool.submit(jobs(1)[0]!);
+    expect([pool.inflight, pool.pending]).to.deep.equal([2, 0]);
+
+    calls[0]!.resolve(true);
+    await settle();
+    expect(stopped).to.equal(false);
+    calls[1]!.resolve(true);
+    await stopping;
+    expect(results).to.deep.equal(['job.0', 'job.1']);
+    expect(calls).to.have.length(2);
+    expect(calls.every((c) => !c.signal.aborted)).to.equal(true);
+  });
+
+  it('stop() aborts what is still running after the grace time and does not report it', async () => {
+    const { calls, run } = controllableRun();
+    const results: string[] = [];
+    const pool = new RunnerPool({ maxInflight: 3, ctx: capturingContext().ctx, run, onResult: (e) => results.push(e.jobId) });
+    for (const e of jobs(3)) pool.submit(e);
+    calls[0]!.resolve(true);
+    await settle();
+    const started = Date.now();
+    await pool.stop(50);
+    expect(Date.now() - started).to.be.at.least(40);
+    expect(calls.map((c) => c.signal.aborted)).to.deep.equal([false, true, true]);
+    expect(pool.inflight).to.equal(0);
+    calls[1]!.resolve(true);
+    calls[2]!.resolve(false);
+    await settle();
+    expect(results).to.deep.equal(['job.0']);
+  });
+
+  it('stop() with nothing running resolves at once', async () => {
+    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run: async () => true, onResult: () => {} });
+    const started = Date.now();
+    const first = pool.stop(10_000);
+    expect(pool.stop(5)).to.equal(first);
+    await first;
+    expect(Date.now() - started).to.be.below(1000);
+  });
+
+  it('keeps FIFO order through a long queue', async () => {
+    const order: string[] = [];
+    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run: async () => true, onResult: (e) => order.push(e.jobId) });
+    const execs = jobs(20_000);
+    for (const e of execs) pool.submit(e);
+    expect(pool.pending).to.equal(19_999);
+    await waitFor(() => order.length === execs.length, 10_000, 'the queue to drain');
+    expect(order).to.deep.equal(execs.map((e) => e.jobId));
+    expect([pool.inflight, pool.pending]).to.deep.equal([0, 0]);
+  });
+
+  it('rejects a maxInflight that is not a positive integer', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new RunnerPool({ maxInflight: bad, ctx: capturingContext().ctx, onResult: () => {} })).to.throw(RangeError);
+    }
+  });
+
+  it('runs real executions through runExecution by default', async () => {
+    const results = new Map<string, boolean>();
+    const pool = new RunnerPool({ maxInflight: 4, ctx: capturingContext().ctx, onResult: (e, ok) => results.set(e.jobId, ok) });
+    pool.submit(makeExecution({ type: 'shell', command: 'exit 0' }, 'ok.job'));
+    pool.submit(makeExecution({ type: 'shell', command: 'exit 7' }, 'bad.job'));
+    pool.submit(makeExecution({ type: 'direct', executable: '/bin/true', args: [] }, 'direct.job'));
+    await waitFor(() => results.size === 3, 5000, 'three results');
+    expect(Object.fromEntries(results)).to.deep.equal({ 'ok.job': true, 'bad.job': false, 'direct.job': true });
+  });
+});
