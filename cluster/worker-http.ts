@@ -1,8 +1,9 @@
-// Placeholder seam for the HTTP interface (lib/http): the worker calls startHttp when
-// `[http] listen` is configured.
+// The worker's seam to the HTTP interface (lib/http): the worker calls startHttp when
+// `[http] listen` is configured; everything HTTP-specific lives in lib/http/server.ts.
 import type { Command, Reply } from '../lib/domain/command.ts';
 import type { TokenTable } from '../lib/auth/verify.ts';
 import type { Logger } from '../lib/log.ts';
+import { startServer } from '../lib/http/server.ts';
 
 export interface HttpHandle {
   readonly host: string;
@@ -19,6 +20,7 @@ export interface HttpStartOptions {
   readonly version: string;
 }
 
-export async function startHttp(_opts: HttpStartOptions): Promise<HttpHandle> {
-  throw new Error('the HTTP interface is not available in this build');
+export function startHttp(opts: HttpStartOptions): Promise<HttpHandle> {
+  const log = opts.log.child({ component: 'http' });
+  return startServer({ dispatch: opts.dispatch, tokens: opts.tokens, version: opts.version }, log, opts.host, opts.port);
 }

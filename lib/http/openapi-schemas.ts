@@ -1,0 +1,92 @@
+// JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every body the HTTP interface reads or
+// writes. They must stay exactly what lib/http/routes/*.ts do: the integration tests check
+// real responses against them. Identifier rules are decisions §3's.
+import { JOB_STATUSES } from '../domain/job.ts';
+import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
+import { STAT_KEYS } from '../domain/stat.ts';
+import { MAX_IDENTIFIER_BYTES } from '../domain/identifier.ts';
+import type { JsonValue } from './json.ts';
+
+type Schema = { readonly [key: string]: JsonValue };
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str: Schema = { type: 'string' };
+const strings: Schema = { type: 'array', items: str };
+
+function object(required: readonly string[], properties: Record<string, JsonValue>, extra: Record<string, JsonValue> = {}): Schema {
+  return { type: 'object', required: [...required], properties, ...extra };
+}
+
+/** Response objects are closed (nothing beyond the listed fields is ever written). */
+const closed = (required: readonly string[], properties: Record<string, JsonValue>, extra: Record<string, JsonValue> = {}): Schema =>
+  object(required, properties, { additionalProperties: false, ...extra });
+
+const runnerOut = {
+  RunnerShell: closed(['type', 'command'], { type: { const: 'shell' }, command: str }),
+  RunnerDirect: closed(['type', 'executable', 'args'], { type: { const: 'direct' }, executable: str, args: strings }),
+  RunnerHttp: closed(['type', 'method', 'url'], { type: { const: 'http' }, method: { enum: [...HTTP_METHODS] }, url: str }),
+  RunnerAwf: closed(['type', 'workflow', 'inputs'], { type: { const: 'awf' }, workflow: str, inputs: strings }),
+  RunnerAmqp: closed(['type', 'dsn', 'exchange', 'routing_key'], { type: { const: 'amqp' }, dsn: str, exchange: str, routing_key: str }),
+  RunnerRedis: closed(['type', 'url', 'command', 'key'], { type: { const: 'redis' }, url: str, command: { enum: [...REDIS_COMMANDS] }, key: str }),
+};
+
+const statProperties: Record<string, JsonValue> = {};
+for (const key of STAT_KEYS) {
+  statProperties[key] = { type: 'integer', minimum: 0 };
+}
+statProperties['persistence'] = { enum: ['logfile', 'memory'] };
+statProperties['compression'] = { enum: ['idle', 'running', 'success', 'failure'] };
+statProperties['auth_enabled'] = { type: 'integer', enum: [0, 1], description: '1 when an auth_file is configured.' };
+statProperties['tls_enabled'] = { type: 'integer', enum: [0, 1], description: '1 when the TCP interface uses TLS.' };
+statProperties['uptime_ns'] = { type: 'integer', minimum: 0, description: 'Nanoseconds since startup, an exact integer.' };
+
+export const SCHEMAS: Record<string, Schema> = {
+  Error: closed(['error'], { error: { type: 'string', description: 'A human-readable message; for 400 it names the offending field.' } }),
+  Identifier: {
+    type: 'string', minLength: 1, maxLength: MAX_IDENTIFIER_BYTES, pattern: '^[A-Za-z0-9._:-]+$',
+    description: 'ASCII letters, digits and . - _ : (1 to 1024 bytes).',
+  },
+  Pattern: {
+    type: 'string', maxLength: MAX_IDENTIFIER_BYTES, pattern: '^[A-Za-z0-9._:-]*$',
+    description: 'An identifier prefix; the empty pattern matches every job.',
+  },
+  Job: closed(['id', 'status', 'execution'], {
+    id: ref('Identifier'),
+    status: { enum: [...JOB_STATUSES] },
+    execution: { type: 'integer', format: 'int64', description: 'Nanoseconds since the Unix epoch, written as an exact integer (parse it without rounding through a double).' },
+  }),
+  JobInput: object(['execution'], {
+    execution: {
+      type: 'string', format: 'date-time', examples: ['2026-04-10T12:00:00Z', '2026-04-10T14:00:00.123456789+02:00'],
+      description: 'ISO 8601 / RFC 3339 datetime with Z or a numeric offset (offsets honoured, up to 9 fraction digits). No zone is rejected.',
+    },
+  }, { description: 'Other fields are ignored.' }),
+  ...runnerOut,
+  Runner: {
+    type: 'object',
+    oneOf: Object.keys(runnerOut).map(ref),
+    discriminator: { propertyName: 'type' },
+    description: 'A runner, always in object form in responses (all six kinds).',
+  },
+  RunnerInput: {
+    type: 'object',
+    description: 'Object form of a runner. amqp and redis runners can only be set over TCP (400).',
+    oneOf: [
+      object(['type', 'command'], { type: { const: 'shell' }, command: str }),
+      object(['type', 'executable'], { type: { const: 'direct' }, executable: str, args: { ...strings, default: [] } }),
+      object(['type', 'method', 'url'], { type: { const: 'http' }, method: { enum: [...HTTP_METHODS] }, url: { type: 'string', pattern: '^https?://' } }),
+      object(['type', 'workflow'], { type: { const: 'awf' }, workflow: str, inputs: { type: 'array', items: { type: 'string', pattern: '^[^=]+=' }, default: [] } }),
+    ],
+  },
+  RuleInput: {
+    type: 'object',
+    description: 'A rule to store. The runner is given in object form, or in string form: `runner` names the kind and `args` carries its arguments (http: [method, url]; awf: [workflow, "--input", "key=value", ...]; shell: [command]; direct: [executable, ...arguments]). Both forms are equally authoritative. An `id`, if present, must equal the path id; other fields are ignored.',
+    oneOf: [
+      object(['pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('RunnerInput') }, { not: { required: ['args'] } }),
+      object(['pattern', 'runner', 'args'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: { enum: ['shell', 'direct', 'http', 'awf'] }, args: { ...strings, minItems: 1 } }),
+    ],
+  },
+  Rule: closed(['id', 'pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('Runner') }),
+  Stats: closed([...STAT_KEYS], statProperties, { description: 'The 15 STAT values of the TCP interface, in the same order; numbers are exact integers.' }),
+  Health: closed(['status'], { status: { const: 'ok' } }),
+};

@@ -1,0 +1,139 @@
+// The OpenAPI 3.1.1 document served at GET /openapi.json (interface.md, Versioning). It
+// describes exactly what lib/http serves, for the running configuration: with an auth_file
+// every data route carries the bearer security requirement and its 401/403 answers; without
+// one the interface is open and the document says so by omitting them. HEAD is served for
+// every GET route (Node drops the body), so it is documented too.
+import type { JsonValue } from './json.ts';
+import { SCHEMAS } from './openapi-schemas.ts';
+import { MAX_BODY_BYTES } from './body.ts';
+
+type Obj = { [key: string]: JsonValue };
+
+export interface OpenApiOptions {
+  readonly version: string;
+  /** true when an auth_file is configured. */
+  readonly auth: boolean;
+}
+
+const json = (schema: JsonValue): Obj => ({ 'application/json': { schema } });
+const ref = (name: string): Obj => ({ $ref: `#/components/schemas/${name}` });
+const response = (description: string, schema?: JsonValue, headers?: Obj): Obj =>
+  ({ description, ...(schema !== undefined && { content: json(schema) }), ...(headers !== undefined && { headers }) });
+const error = (description: string, headers?: Obj): Obj => response(description, ref('Error'), headers);
+
+const RESPONSES: Obj = {
+  BadRequest: error('Invalid request: malformed JSON, or a missing or invalid field or parameter (the message names it).'),
+  Unauthorized: error('Missing or unknown bearer token. Body {"error":"unauthorized"}.', {
+    'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string' } },
+  }),
+  Forbidden: error('The identifier (or a rule\'s pattern) lies outside the token\'s namespace. Body {"error":"insufficient namespace scope"}.'),
+  NotFound: error('No such job or rule, e.g. {"error":"job \\"x\\" does not exist"}.'),
+  PayloadTooLarge: error(`The request body exceeds ${MAX_BODY_BYTES} bytes.`),
+  UnsupportedMediaType: error('The request body is not `application/json` (a utf-8 charset parameter is allowed).'),
+  Internal: error('Server error. Body {"error":"internal"}.'),
+};
+
+const use = (name: string): Obj => ({ $ref: `#/components/responses/${name}` });
+
+interface Op {
+  readonly id: string;
+  readonly summary: string;
+  readonly params?: readonly string[];
+  readonly body?: string;
+  readonly ok: Obj;
+  /** Error responses besides 401 and 500, which every authenticated operation has. */
+  readonly errors: Readonly<Record<string, string>>;
+  readonly open?: boolean;
+}
+
+function operation(op: Op, auth: boolean): Obj {
+  const responses: Obj = { ...op.ok };
+  for (const [status, name] of Object.entries(op.errors)) {
+    if (auth || status !== '403') responses[status] = use(name);
+  }
+  if (op.open !== true && auth) responses['401'] = use('Unauthorized');
+  // Any handler failure is answered 500, open routes included.
+  responses['500'] = use('Internal');
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    ...(op.params !== undefined && { parameters: op.params.map((p) => ({ $ref: `#/components/parameters/${p}` })) }),
+    ...(op.body !== undefined && { requestBody: { required: true, content: json(ref(op.body)) } }),
+    responses,
+    ...(op.open === true && auth && { security: [] }),
+  };
+}
+
+/** The HEAD twin of a GET operation: same statuses and headers, no bodies. */
+function head(get: Obj): Obj {
+  const responses: Obj = {};
+  for (const [status, r] of Object.entries(get['responses'] as Obj)) {
+    const shared = (r as Obj)['$ref'];
+    const full = (typeof shared === 'string' ? RESPONSES[shared.slice(shared.lastIndexOf('/') + 1)] : r) as Obj;
+    responses[status] = { description: full['description'] ?? '', ...(full['headers'] !== undefined && { headers: full['headers'] }) };
+  }
+  return { ...get, operationId: `${String(get['operationId'])}Head`, summary: `${String(get['summary'])} (headers only)`, responses };
+}
+
+const jobOk = { '200': response('The job.', ref('Job')) };
+const ruleOk = { '200': response('The rule, runner in object form.', ref('Rule')) };
+const deleted = { '204': { description: 'Deleted; no body.' } };
+const ID_ERRORS = { '400': 'BadRequest', '403': 'Forbidden' };
+const BODY_ERRORS = { ...ID_ERRORS, '413': 'PayloadTooLarge', '415': 'UnsupportedMediaType' };
+
+function paths(auth: boolean): Obj {
+  const get = (op: Op): Obj => { const o = operation(op, auth); return { get: o, head: head(o) }; };
+  const put = (op: Op): Obj => operation(op, auth);
+  const del = (op: Op): Obj => operation(op, auth);
+  return {
+    '/jobs': get({ id: 'listJobs', summary: 'List jobs (inside the token\'s namespace), optionally by identifier prefix', params: ['Prefix'], ok: { '200': response('Jobs, in no particular order.', { type: 'array', items: ref('Job') }) }, errors: { '400': 'BadRequest' } }),
+    '/jobs/{id}': {
+      parameters: [{ $ref: '#/components/parameters/JobId' }],
+      put: put({ id: 'putJob', summary: 'Create or replace a job; it becomes planned at the given time', body: 'JobInput', ok: { '200': response('The job as stored (status planned).', ref('Job')) }, errors: BODY_ERRORS }),
+      ...get({ id: 'getJob', summary: 'Read a job', ok: jobOk, errors: { ...ID_ERRORS, '404': 'NotFound' } }),
+      delete: del({ id: 'deleteJob', summary: 'Delete a job', ok: deleted, errors: { ...ID_ERRORS, '404': 'NotFound' } }),
+    },
+    '/rules': get({ id: 'listRules', summary: 'List rules (inside the token\'s namespace), optionally by rule identifier prefix', params: ['Prefix'], ok: { '200': response('Rules, in no particular order.', { type: 'array', items: ref('Rule') }) }, errors: { '400': 'BadRequest' } }),
+    '/rules/{id}': {
+      parameters: [{ $ref: '#/components/parameters/RuleId' }],
+      put: put({ id: 'putRule', summary: 'Create or replace a rule', body: 'RuleInput', ok: ruleOk, errors: BODY_ERRORS }),
+      ...get({ id: 'getRule', summary: 'Read a rule', ok: ruleOk, errors: { ...ID_ERRORS, '404': 'NotFound' } }),
+      delete: del({ id: 'deleteRule', summary: 'Delete a rule', ok: deleted, errors: { ...ID_ERRORS, '404': 'NotFound' } }),
+    },
+    '/stats': get({ id: 'getStats', summary: 'Service statistics (the TCP STAT values); allowed for any token', ok: { '200': response('The statistics.', ref('Stats')) }, errors: {} }),
+    '/health': get({ id: 'getHealth', summary: 'Liveness probe; no authentication', ok: { '200': response('Up.', ref('Health')) }, errors: {}, open: true }),
+    '/openapi.json': get({ id: 'getOpenApi', summary: 'This document; no authentication', ok: { '200': response('The OpenAPI document.', { type: 'object' }) }, errors: {}, open: true }),
+  };
+}
+
+const idParam = (kind: string, schema: string): Obj => ({
+  name: 'id', in: 'path', required: true, schema: ref(schema),
+  description: `The ${kind} identifier, percent-decoded before validation.`,
+});
+
+export function buildOpenApi(opts: OpenApiOptions): JsonValue {
+  const description = [
+    'HTTP JSON interface of tickd, a job scheduler. Same store as the TCP line protocol.',
+    'Every error body is {"error": string}. A method not offered on a path answers 405 with an `Allow` header;',
+    'an unknown path answers 404.',
+    opts.auth
+      ? 'Every route except /health and /openapi.json needs `Authorization: Bearer <secret>` with a secret from the token file; identifiers outside the token\'s namespace are refused (403) and lists are narrowed to it.'
+      : 'No auth_file is configured: every route is open.',
+  ].join(' ');
+  return {
+    openapi: '3.1.1',
+    info: { title: 'tickd', version: opts.version, description, license: { name: 'MIT', identifier: 'MIT' } },
+    paths: paths(opts.auth),
+    components: {
+      schemas: SCHEMAS,
+      responses: RESPONSES,
+      parameters: {
+        JobId: idParam('job', 'Identifier'),
+        RuleId: idParam('rule', 'Identifier'),
+        Prefix: { name: 'prefix', in: 'query', required: false, schema: ref('Pattern'), description: 'Only identifiers starting with this; absent or empty lists everything.' },
+      },
+      ...(opts.auth && { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A secret from the token file.' } } }),
+    },
+    ...(opts.auth && { security: [{ bearer: [] }] }),
+  };
+}

@@ -1,0 +1,60 @@
+// /jobs routes (decisions §8). A job is {"id","status","execution"} with execution written as
+// the exact integer of nanoseconds; requests give execution as an ISO 8601 string with a zone.
+// Identifiers are validated like TCP's before anything reaches the primary.
+import type { Job } from '../../domain/job.ts';
+import { parseIsoTimestamp } from '../../domain/time.ts';
+import { readJsonBody } from '../body.ts';
+import { sendError, sendJson, sendNoContent, type JsonValue } from '../json.ts';
+import { isObject } from '../runner-body.ts';
+import { pathId, prefixParam } from '../params.ts';
+import { perform, type Call, type HttpContext, type Route } from '../route.ts';
+
+export function jobToJson(job: Job): JsonValue {
+  return { id: job.id, status: job.status, execution: job.execution };
+}
+
+async function putJob(ctx: HttpContext, call: Call): Promise<void> {
+  const id = pathId(call, 'job');
+  if (id === null) return;
+  const body = await readJsonBody(call.req);
+  if (!body.ok) return sendError(call.res, body.status, body.message);
+  if (!isObject(body.value)) return sendError(call.res, 400, 'request body must be a JSON object');
+  const raw = body.value['execution'];
+  if (raw === undefined) return sendError(call.res, 400, 'execution is required');
+  if (typeof raw !== 'string') return sendError(call.res, 400, 'execution must be an ISO 8601 string with a zone, e.g. "2026-04-10T12:00:00Z"');
+  const execution = parseIsoTimestamp(raw);
+  if (typeof execution === 'string') return sendError(call.res, 400, `execution: ${execution}`);
+  const done = await perform(ctx, call, { op: 'job.set', id, execution }, 'done');
+  // SET always leaves the job planned at the given time (decisions §4): that is the stored job.
+  if (done !== null) sendJson(call.res, 200, jobToJson({ id, execution, status: 'planned' }));
+}
+
+async function getJob(ctx: HttpContext, call: Call): Promise<void> {
+  const id = pathId(call, 'job');
+  if (id === null) return;
+  const reply = await perform(ctx, call, { op: 'job.get', id }, 'job');
+  if (reply !== null) sendJson(call.res, 200, jobToJson(reply.job));
+}
+
+async function deleteJob(ctx: HttpContext, call: Call): Promise<void> {
+  const id = pathId(call, 'job');
+  if (id === null) return;
+  const reply = await perform(ctx, call, { op: 'job.remove', id }, 'done');
+  if (reply !== null) sendNoContent(call.res);
+}
+
+async function listJobs(ctx: HttpContext, call: Call): Promise<void> {
+  const prefix = prefixParam(call);
+  if (prefix === null) return;
+  const reply = await perform(ctx, call, { op: 'job.list', prefix, scope: '' }, 'jobs');
+  if (reply !== null) sendJson(call.res, 200, reply.jobs.map(jobToJson));
+}
+
+export function jobRoutes(ctx: HttpContext): Route[] {
+  return [
+    { method: 'GET', path: '/jobs', auth: true, handle: (call) => listJobs(ctx, call) },
+    { method: 'PUT', path: '/jobs/:id', auth: true, handle: (call) => putJob(ctx, call) },
+    { method: 'GET', path: '/jobs/:id', auth: true, handle: (call) => getJob(ctx, call) },
+    { method: 'DELETE', path: '/jobs/:id', auth: true, handle: (call) => deleteJob(ctx, call) },
+  ];
+}

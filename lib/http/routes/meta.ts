@@ -1,0 +1,48 @@
+// /health, /openapi.json (both without authentication) and /stats (the TCP STAT values as a
+// JSON object, same key order; numbers exact, auth_enabled/tls_enabled as 0/1 like TCP).
+import { STAT_KEYS, type StatValues } from '../../domain/stat.ts';
+import { sendJson, toJson, type JsonValue } from '../json.ts';
+import { buildOpenApi } from '../openapi.ts';
+import { perform, type HttpContext, type Route } from '../route.ts';
+
+const TEXT_STATS: ReadonlySet<string> = new Set(['persistence', 'compression']);
+const INTEGER = /^-?[0-9]+$/;
+
+export function statToJson(stat: StatValues): JsonValue {
+  const out: Record<string, JsonValue> = {};
+  for (const key of STAT_KEYS) {
+    const value = stat[key];
+    if (TEXT_STATS.has(key)) {
+      out[key] = String(value);
+    } else if (typeof value === 'bigint') {
+      out[key] = value;
+    } else if (INTEGER.test(value)) {
+      out[key] = BigInt(value);
+    } else {
+      throw new Error(`STAT ${key} is not an integer: ${value}`);
+    }
+  }
+  return out;
+}
+
+export function metaRoutes(ctx: HttpContext): Route[] {
+  // The document only depends on the configuration: serialize it once.
+  const openapi = toJson(buildOpenApi({ version: ctx.version, auth: ctx.tokens !== null }));
+  return [
+    { method: 'GET', path: '/health', auth: false, handle: ({ res }) => sendJson(res, 200, { status: 'ok' }) },
+    {
+      method: 'GET', path: '/openapi.json', auth: false,
+      handle: ({ res }) => {
+        res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(openapi) });
+        res.end(openapi);
+      },
+    },
+    {
+      method: 'GET', path: '/stats', auth: true,
+      handle: async (call) => {
+        const reply = await perform(ctx, call, { op: 'stat' }, 'stat');
+        if (reply !== null) sendJson(call.res, 200, statToJson(reply.stat));
+      },
+    },
+  ];
+}

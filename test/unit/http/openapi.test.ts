@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { buildOpenApi } from '../../../lib/http/openapi.ts';
+import { routes } from '../../../lib/http/app.ts';
+import { toJson } from '../../../lib/http/json.ts';
+import type { HttpContext } from '../../../lib/http/route.ts';
+import { buildTokenTable } from '../../../lib/auth/verify.ts';
+import { SchemaChecker } from './schema-check.ts';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking an untyped document
+
+const METHODS = ['get', 'head', 'put', 'delete', 'post', 'patch', 'options', 'trace'];
+
+function document(auth: boolean): Obj {
+  // Through the JSON text, as served: what a client sees.
+  return JSON.parse(toJson(buildOpenApi({ version: '9.8.7', auth }))) as Obj;
+}
+
+function operations(doc: Obj): Array<{ path: string; method: string; op: Obj }> {
+  const out = [];
+  for (const [path, item] of Object.entries(doc['paths'] as Obj)) {
+    for (const method of METHODS) if ((item as Obj)[method] !== undefined) out.push({ path, method, op: (item as Obj)[method] as Obj });
+  }
+  return out;
+}
+
+const ctx = (auth: boolean): HttpContext => ({
+  dispatch: () => Promise.reject(new Error('not used')),
+  tokens: auth ? buildTokenTable([{ name: 't', secret: 's', namespace: '*' }]) : null,
+  version: '9.8.7',
+});
+
+describe('http/openapi document', () => {
+  for (const auth of [true, false]) {
+    describe(auth ? 'with an auth_file' : 'without an auth_file', () => {
+      const doc = document(auth);
+
+      it('is a valid OpenAPI 3.1.1 document (swagger-parser) carrying the product version', async () => {
+        expect(doc['openapi']).to.equal('3.1.1');
+        expect(doc['info'].version).to.equal('9.8.7');
+        const validated = await SwaggerParser.validate(structuredClone(doc) as never);
+        expect((validated as Obj)['openapi']).to.equal('3.1.1');
+      });
+
+      it('has schemas that compile under ajv strict mode', () => {
+        expect(new SchemaChecker(doc, true).compileAll()).to.include.members(['Job', 'Rule', 'Runner', 'RuleInput', 'Stats', 'Error']);
+      });
+
+      it('documents exactly the served routes, HEAD beside every GET, with unique operationIds', () => {
+        const served = new Set<string>();
+        for (const r of routes(ctx(auth))) {
+          const path = r.path.replace(/:(\w+)/g, '{$1}');
+          served.add(`${r.method.toLowerCase()} ${path}`);
+          if (r.method === 'GET') served.add(`head ${path}`);
+        }
+        const documented = operations(doc).map(({ method, path }) => `${method} ${path}`);
+        expect(new Set(documented)).to.deep.equal(served);
+        const ids = operations(doc).map(({ op }) => op['operationId'] as string);
+        expect(new Set(ids).size).to.equal(ids.length);
+      });
+
+      it('declares every path template parameter', () => {
+        for (const [path, item] of Object.entries(doc['paths'] as Obj)) {
+          const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+          const declared = ((item as Obj)['parameters'] ?? []).map((p: Obj) => doc['components'].parameters[String(p['$ref']).split('/').pop()!].name);
+          expect(declared, path).to.deep.equal(names);
+        }
+      });
+
+      it(auth ? 'requires the bearer scheme everywhere but /health and /openapi.json' : 'has no security requirement and no 401/403', () => {
+        for (const { path, method, op } of operations(doc)) {
+          const open = path === '/health' || path === '/openapi.json';
+          const statuses = Object.keys(op['responses'] as Obj);
+          if (auth) {
+            expect(op['security'], `${method} ${path}`).to.deep.equal(open ? [] : undefined);
+            expect(statuses.includes('401'), `${method} ${path}`).to.equal(!open);
+          } else {
+            expect(op['security'], `${method} ${path}`).to.equal(undefined);
+            expect(statuses.some((s) => s === '401' || s === '403'), `${method} ${path}`).to.equal(false);
+          }
+        }
+        if (auth) {
+          expect(doc['security']).to.deep.equal([{ bearer: [] }]);
+          expect(doc['components'].securitySchemes.bearer).to.include({ type: 'http', scheme: 'bearer' });
+        } else {
+          expect(doc['security']).to.equal(undefined);
+          expect(doc['components'].securitySchemes).to.equal(undefined);
+        }
+      });
+
+      it('documents no body for HEAD responses', () => {
+        for (const { method, op } of operations(doc)) {
+          if (method !== 'head') continue;
+          for (const r of Object.values(op['responses'] as Obj)) expect((r as Obj)['content']).to.equal(undefined);
+        }
+      });
+    });
+  }
+
+  describe('schemas against sample bodies', () => {
+    const checker = new SchemaChecker(document(true));
+    const ok = (method: string, path: string, status: number, body: string): void => {
+      expect(checker.check(method, path, status, body)).to.deep.equal([]);
+    };
+
+    it('accepts the shapes the routes write', () => {
+      ok('GET', '/jobs/{id}', 200, '{"id":"a.1","status":"planned","execution":1775822400123456789}');
+      ok('GET', '/jobs', 200, '[]');
+      ok('GET', '/rules/{id}', 200, '{"id":"r","pattern":"","runner":{"type":"redis","url":"redis://h","command":"SET","key":"k"}}');
+      ok('DELETE', '/jobs/{id}', 204, '');
+      ok('PUT', '/jobs/{id}', 415, '{"error":"Content-Type must be application/json"}');
+    });
+
+    it('accepts request bodies in both runner forms and refuses ones the routes refuse', () => {
+      expect(checker.checkRequest('PUT', '/rules/{id}', '{"pattern":"a.","runner":{"type":"awf","workflow":"w"}}')).to.deep.equal([]);
+      expect(checker.checkRequest('PUT', '/rules/{id}', '{"pattern":"a.","runner":"http","args":["GET","http://x"]}')).to.deep.equal([]);
+      expect(checker.checkRequest('PUT', '/jobs/{id}', '{"execution":"2099-01-01T00:00:00Z"}')).to.deep.equal([]);
+      expect(checker.checkRequest('PUT', '/rules/{id}', '{"pattern":"a.","runner":"shell"}')).to.have.length.above(0);
+      expect(checker.checkRequest('PUT', '/rules/{id}', '{"pattern":"a.","runner":{"type":"shell","command":"x"},"args":[]}')).to.have.length.above(0);
+      expect(checker.checkRequest('PUT', '/rules/{id}', '{"pattern":"a.","runner":{"type":"redis","url":"redis://h","command":"SET","key":"k"}}')).to.have.length.above(0);
+      expect(checker.checkRequest('PUT', '/jobs/{id}', '{"execution":1}')).to.have.length.above(0);
+    });
+
+    it('rejects shapes the routes must not write', () => {
+      expect(checker.check('GET', '/jobs/{id}', 200, '{"id":"a","status":"done","execution":1}')).to.have.length.above(0);
+      expect(checker.check('GET', '/jobs/{id}', 200, '{"id":"a","status":"planned","execution":"1"}')).to.have.length.above(0);
+      expect(checker.check('GET', '/rules/{id}', 200, '{"id":"r","pattern":"","runner":{"type":"shell"}}')).to.have.length.above(0);
+      expect(checker.check('GET', '/jobs/{id}', 404, '{"error":"x","extra":1}')).to.have.length.above(0);
+      expect(checker.check('GET', '/jobs/{id}', 413, '{"error":"x"}')).to.have.length.above(0);
+      expect(checker.check('DELETE', '/jobs/{id}', 204, '{}')).to.have.length.above(0);
+    });
+  });
+});
