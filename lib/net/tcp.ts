@@ -12,6 +12,8 @@ import type { Logger } from '../log.ts';
 export const AUTH_DEADLINE_MS = 5000;
 /** Stop reading from a client with this many commands unanswered (pipelining without reading). */
 const MAX_OUTSTANDING = 16_384;
+/** How long a half-closed client may wait for its outstanding replies. */
+const HALF_CLOSE_GRACE_MS = 30_000;
 
 export interface TcpOptions {
   readonly tls: { readonly cert: string; readonly key: string } | null;
@@ -34,7 +36,9 @@ export class TcpListener {
     this.secureContext = opts.tls === null ? null : createSecureContext({ cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.2' });
     // TLS is layered by hand on accepted sockets (rather than tls.createServer) so that the
     // 5-second deadline runs from accept and covers the handshake (decisions §7).
-    this.server = createServer({ noDelay: true }, (raw) => this.accept(raw));
+    // allowHalfOpen: a client that sends its commands and then shuts down its sending side
+    // (`printf ... | nc`) still gets every reply; we end the connection once they are written.
+    this.server = createServer({ noDelay: true, allowHalfOpen: true }, (raw) => this.accept(raw));
     this.server.on('error', (err) => opts.log.error({ err }, 'TCP listener error'));
   }
 
@@ -63,7 +67,7 @@ export class TcpListener {
   }
 
   private finish(socket: Socket, session: Session, graceMs: number): Promise<void> {
-    socket.pause();
+    if (socket.readable) socket.pause();
     return new Promise((resolve) => {
       const deadline = setTimeout(() => { socket.destroy(); resolve(); }, graceMs);
       const poll = (): void => {
@@ -123,6 +127,7 @@ export class TcpListener {
       if (session.outstanding >= MAX_OUTSTANDING || socket.writableNeedDrain) socket.pause();
     });
     socket.on('drain', () => { if (session.outstanding < MAX_OUTSTANDING) socket.resume(); });
+    socket.on('end', () => { void this.finish(socket, session, HALF_CLOSE_GRACE_MS); });
     socket.on('error', () => { socket.destroy(); raw.destroy(); });
     socket.on('close', () => {
       if (deadline !== null) clearTimeout(deadline);

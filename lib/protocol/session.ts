@@ -18,6 +18,7 @@ export interface Transport {
 }
 
 export interface RequestInfo {
+  /** '' for AUTH, which carries no request id. */
   readonly rid: string;
   readonly instruction: string;
   readonly startedNs: bigint;
@@ -90,7 +91,10 @@ export class Session {
       case 'auth':
         // Without an auth_file, AUTH is accepted as a no-op so clients that always send it work;
         // after a successful AUTH it is an unknown instruction (decisions §7).
-        if (this.opts.tokens === null) this.push(formatAuthOk());
+        if (this.opts.tokens === null) {
+          this.push(formatAuthOk());
+          this.report('', 'AUTH', process.hrtime.bigint(), true);
+        }
         return;
       case 'error':
         this.push(formatReply(parsed.rid, parsed.reply));
@@ -106,11 +110,15 @@ export class Session {
       if (ntokens >= 2) this.preAuthError('auth_required');
       return;
     }
-    if (parsed.secret === null) return this.preAuthError('auth_required');
-    const principal = authenticate(this.opts.tokens!, parsed.secret);
-    if (principal === null) return this.preAuthError('auth_failed');
+    const started = process.hrtime.bigint();
+    const principal = parsed.secret === null ? null : authenticate(this.opts.tokens!, parsed.secret);
+    if (principal === null) {
+      this.preAuthError(parsed.secret === null ? 'auth_required' : 'auth_failed');
+      return this.report('', 'AUTH', started, false);
+    }
     this.principal = principal;
     this.push(formatAuthOk());
+    this.report('', 'AUTH', started, true);
   }
 
   private preAuthError(code: 'auth_required' | 'auth_failed'): void {

@@ -101,7 +101,7 @@ describe('tickd lifecycle', function () {
       expect(m.get('framerate')).to.equal('512');
       expect(m.get('auth_enabled')).to.equal('0');
       expect(m.get('tls_enabled')).to.equal('0');
-      expect(BigInt(m.get('uptime_ns')!)).to.be.greaterThan(0n);
+      expect(BigInt(m.get('uptime_ns')!) > 0n).to.equal(true);
       for (const c of clients) c.close();
     });
 
@@ -127,6 +127,7 @@ describe('tickd lifecycle', function () {
 
   it('stops on SIGINT with exit 0', async () => {
     const d = await Daemon.start();
-    expect((await d.stop('SIGINT')).code).to.equal(0);
+    const r = await d.stop('SIGINT');
+    expect(r.code, JSON.stringify(r) + d.stderr.join('\n')).to.equal(0);
   });
 });
