@@ -1,0 +1,353 @@
+// Record codec of the logfile (interface.md "Persisted encoding", decisions §9). ztick writes the
+// same bytes, so its logfiles load unchanged.
+//
+// Theory. A logfile is a sequence of frames:
+//
+//   frame   = u32 payload_length (big-endian) ‖ payload
+//   payload = 0x00 id:str  execution:i64  status:u8        job (status 0 planned 1 triggered
+//                                                              2 executed 3 failed)
+//           | 0x01 id:str  pattern:str  runner             rule
+//           | 0x02 id:str                                  job removal
+//           | 0x03 id:str                                  rule removal
+//   runner  = 0x00 command:str                             shell
+//           | 0x01 dsn:str exchange:str routing_key:str    amqp
+//           | 0x02 executable:str count:u16 arg:str*       direct
+//           | 0x03 workflow:str count:u16 input:str*       awf   (inputs are `key=value`)
+//           | 0x04 method:str url:str                      http
+//           | 0x05 url:str command:str key:str             redis
+//   str     = u16 byte_length (big-endian) ‖ UTF-8 bytes
+//
+// Invariants: the encoder computes the exact size first and writes into one allocation; it
+// throws RecordEncodeError before writing anything if a string, a list or the whole payload
+// is too large. The decoder is strict (as ztick's is): every byte of a payload is accounted
+// for, strings are valid UTF-8, enumerations are known values; any violation throws
+// RecordDecodeError naming the absolute byte offset in the file. Iterating the frames of a
+// buffer (and telling a torn tail from corruption) is frames.ts.
+import { isUtf8 } from 'node:buffer';
+import { JOB_STATUSES } from '../domain/job.ts';
+import type { Job, JobStatus } from '../domain/job.ts';
+import type { Rule } from '../domain/rule.ts';
+import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
+import type { HttpMethod, RedisCommand, RunnerSpec } from '../domain/runner-spec.ts';
+import type { LogRecord } from './record.ts';
+
+export const FRAME_HEADER_BYTES = 4;
+export const MAX_STRING_BYTES = 0xffff;
+export const MAX_LIST_ITEMS = 0xffff;
+/**
+ * No record tickd accepts comes near this (TCP lines are 4 KiB, HTTP bodies 1 MiB). A larger
+ * declared length is treated as corruption rather than as a torn tail, so that one damaged
+ * length header cannot make startup cut off everything after it.
+ */
+export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+
+const TYPE_JOB = 0;
+const TYPE_RULE = 1;
+const TYPE_JOB_REMOVED = 2;
+const TYPE_RULE_REMOVED = 3;
+
+/** Persisted runner discriminants; 0..4 are fixed forever, later kinds take the next byte. */
+const RUNNER_BYTE = { shell: 0, amqp: 1, direct: 2, awf: 3, http: 4, redis: 5 } as const;
+
+export type RecordEncodeCode = 'string_too_long' | 'list_too_long' | 'record_too_large' | 'execution_out_of_range';
+
+export class RecordEncodeError extends Error {
+  override readonly name = 'RecordEncodeError';
+  readonly code: RecordEncodeCode;
+  constructor(code: RecordEncodeCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class RecordDecodeError extends Error {
+  override readonly name = 'RecordDecodeError';
+  /** Absolute file offset of the frame that does not decode. */
+  readonly frameOffset: number;
+  /** Absolute file offset of the offending byte. */
+  readonly offset: number;
+  readonly reason: string;
+  constructor(frameOffset: number, offset: number, reason: string) {
+    super(`record at byte offset ${frameOffset} does not decode: ${reason} (byte offset ${offset})`);
+    this.frameOffset = frameOffset;
+    this.offset = offset;
+    this.reason = reason;
+  }
+}
+
+// ---------------------------------------------------------------- encoding
+
+// Short ASCII strings (identifiers) are the common case; a JS loop beats a native call there.
+function utf8Length(s: string): number {
+  if (s.length > 64) return Buffer.byteLength(s, 'utf8');
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s, 'utf8');
+  }
+  return s.length;
+}
+
+function strSize(s: string, what: string): number {
+  const n = utf8Length(s);
+  if (n > MAX_STRING_BYTES) throw new RecordEncodeError('string_too_long', `${what} is ${n} bytes; the logfile holds at most ${MAX_STRING_BYTES}`);
+  return 2 + n;
+}
+
+function listSize(items: readonly string[], what: string): number {
+  if (items.length > MAX_LIST_ITEMS) throw new RecordEncodeError('list_too_long', `${what} has ${items.length} items; the logfile holds at most ${MAX_LIST_ITEMS}`);
+  let size = 2;
+  for (const item of items) size += strSize(item, `an element of ${what}`);
+  return size;
+}
+
+function runnerSize(r: RunnerSpec): number {
+  switch (r.type) {
+    case 'shell': return 1 + strSize(r.command, 'shell command');
+    case 'amqp': return 1 + strSize(r.dsn, 'amqp dsn') + strSize(r.exchange, 'amqp exchange') + strSize(r.routing_key, 'amqp routing_key');
+    case 'direct': return 1 + strSize(r.executable, 'direct executable') + listSize(r.args, 'direct args');
+    case 'awf': return 1 + strSize(r.workflow, 'awf workflow') + listSize(r.inputs, 'awf inputs');
+    case 'http': return 1 + strSize(r.method, 'http method') + strSize(r.url, 'http url');
+    case 'redis': return 1 + strSize(r.url, 'redis url') + strSize(r.command, 'redis command') + strSize(r.key, 'redis key');
+  }
+}
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+function payloadSize(rec: LogRecord): number {
+  switch (rec.t) {
+    case 'job':
+      if (rec.job.execution < I64_MIN || rec.job.execution > I64_MAX) {
+        throw new RecordEncodeError('execution_out_of_range', `job execution ${rec.job.execution} is outside the signed 64-bit range`);
+      }
+      return 1 + strSize(rec.job.id, 'job identifier') + 8 + 1;
+    case 'rule': return 1 + strSize(rec.rule.id, 'rule identifier') + strSize(rec.rule.pattern, 'rule pattern') + runnerSize(rec.rule.runner);
+    case 'job.removed': return 1 + strSize(rec.id, 'job identifier');
+    case 'rule.removed': return 1 + strSize(rec.id, 'rule identifier');
+  }
+}
+
+/** Bytes the record's whole frame takes; throws RecordEncodeError if it cannot be stored. */
+export function frameSize(rec: LogRecord): number {
+  const size = payloadSize(rec);
+  if (size > MAX_PAYLOAD_BYTES) throw new RecordEncodeError('record_too_large', `record is ${size} bytes; the logfile holds at most ${MAX_PAYLOAD_BYTES}`);
+  return FRAME_HEADER_BYTES + size;
+}
+
+// i64 through a typed-array scratch: several times faster than Buffer's BigInt accessors.
+const scratch64 = new BigInt64Array(1);
+const scratch8 = new Uint8Array(scratch64.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function putI64(buf: Buffer, at: number, v: bigint): void {
+  scratch64[0] = v;
+  if (LITTLE_ENDIAN) {
+    for (let i = 0; i < 8; i++) buf[at + i] = scratch8[7 - i]!;
+  } else {
+    for (let i = 0; i < 8; i++) buf[at + i] = scratch8[i]!;
+  }
+}
+
+function getI64(buf: Buffer, at: number): bigint {
+  if (LITTLE_ENDIAN) {
+    for (let i = 0; i < 8; i++) scratch8[7 - i] = buf[at + i]!;
+  } else {
+    for (let i = 0; i < 8; i++) scratch8[i] = buf[at + i]!;
+  }
+  return scratch64[0]!;
+}
+
+function putStr(buf: Buffer, at: number, s: string): number {
+  let n = s.length;
+  if (n <= 64) {
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) break;
+      buf[at + 2 + i] = c;
+    }
+    if (i < n) n = buf.write(s, at + 2, 'utf8');
+  } else {
+    n = buf.write(s, at + 2, 'utf8');
+  }
+  buf[at] = n >>> 8;
+  buf[at + 1] = n & 0xff;
+  return at + 2 + n;
+}
+
+function putList(buf: Buffer, at: number, items: readonly string[]): number {
+  buf[at] = items.length >>> 8;
+  buf[at + 1] = items.length & 0xff;
+  let p = at + 2;
+  for (const item of items) p = putStr(buf, p, item);
+  return p;
+}
+
+function putRunner(buf: Buffer, at: number, r: RunnerSpec): number {
+  buf[at] = RUNNER_BYTE[r.type];
+  const p = at + 1;
+  switch (r.type) {
+    case 'shell': return putStr(buf, p, r.command);
+    case 'amqp': return putStr(buf, putStr(buf, putStr(buf, p, r.dsn), r.exchange), r.routing_key);
+    case 'direct': return putList(buf, putStr(buf, p, r.executable), r.args);
+    case 'awf': return putList(buf, putStr(buf, p, r.workflow), r.inputs);
+    case 'http': return putStr(buf, putStr(buf, p, r.method), r.url);
+    case 'redis': return putStr(buf, putStr(buf, putStr(buf, p, r.url), r.command), r.key);
+  }
+}
+
+/**
+ * Writes the frame of `rec` at `at`; `size` must be frameSize(rec) and the buffer must have
+ * room for it. Returns the offset just past the frame.
+ */
+export function writeFrame(rec: LogRecord, size: number, buf: Buffer, at: number): number {
+  buf.writeUInt32BE(size - FRAME_HEADER_BYTES, at);
+  let p = at + FRAME_HEADER_BYTES;
+  switch (rec.t) {
+    case 'job':
+      buf[p] = TYPE_JOB;
+      p = putStr(buf, p + 1, rec.job.id);
+      putI64(buf, p, rec.job.execution);
+      buf[p + 8] = JOB_STATUSES.indexOf(rec.job.status);
+      p += 9;
+      break;
+    case 'rule':
+      buf[p] = TYPE_RULE;
+      p = putRunner(buf, putStr(buf, putStr(buf, p + 1, rec.rule.id), rec.rule.pattern), rec.rule.runner);
+      break;
+    case 'job.removed':
+      buf[p] = TYPE_JOB_REMOVED;
+      p = putStr(buf, p + 1, rec.id);
+      break;
+    case 'rule.removed':
+      buf[p] = TYPE_RULE_REMOVED;
+      p = putStr(buf, p + 1, rec.id);
+      break;
+  }
+  return p;
+}
+
+/** One whole frame (length header + payload) in one allocation. */
+export function encodeRecord(rec: LogRecord): Buffer {
+  const size = frameSize(rec);
+  const buf = Buffer.allocUnsafe(size);
+  writeFrame(rec, size, buf, 0);
+  return buf;
+}
+
+// ---------------------------------------------------------------- decoding
+
+// One reusable cursor: decoding is synchronous and never re-entered, and not allocating a
+// reader per record matters when a million records replay.
+const EMPTY = Buffer.alloc(0);
+let src: Buffer = EMPTY;
+let pos = 0;
+let end = 0;
+let base = 0; // file offset of src[0]
+let frameAt = 0; // file offset of the frame being decoded
+
+function fail(at: number, reason: string): RecordDecodeError {
+  return new RecordDecodeError(frameAt, base + at, reason);
+}
+
+function u8(what: string): number {
+  if (pos >= end) throw fail(pos, `${what} is missing (the record ends early)`);
+  return src[pos++]!;
+}
+
+function u16(what: string): number {
+  if (pos + 2 > end) throw fail(pos, `${what} runs past the end of the record`);
+  const v = (src[pos]! << 8) | src[pos + 1]!;
+  pos += 2;
+  return v;
+}
+
+function str(what: string): string {
+  const lenAt = pos;
+  const len = u16(`length of ${what}`);
+  const stop = pos + len;
+  if (stop > end) throw fail(lenAt, `${what} (${len} bytes) runs past the end of the record`);
+  let ascii = true;
+  for (let i = pos; i < stop; i++) {
+    if (src[i]! > 0x7f) { ascii = false; break; }
+  }
+  if (!ascii && !isUtf8(src.subarray(pos, stop))) throw fail(pos, `${what} is not valid UTF-8`);
+  const s = src.toString(ascii ? 'latin1' : 'utf8', pos, stop);
+  pos = stop;
+  return s;
+}
+
+function list(what: string): string[] {
+  const count = u16(`count of ${what}`);
+  const items = new Array<string>(count);
+  for (let i = 0; i < count; i++) items[i] = str(`${what}[${i}]`);
+  return items;
+}
+
+function oneOf<T extends string>(allowed: readonly T[], what: string): T {
+  const at = pos;
+  const s = str(what);
+  if (!(allowed as readonly string[]).includes(s)) throw fail(at, `${what} "${s}" is not one of ${allowed.join(' ')}`);
+  return s as T;
+}
+
+function runner(): RunnerSpec {
+  const at = pos;
+  const kind = u8('runner discriminant');
+  switch (kind) {
+    case RUNNER_BYTE.shell: return { type: 'shell', command: str('shell command') };
+    case RUNNER_BYTE.amqp: return { type: 'amqp', dsn: str('amqp dsn'), exchange: str('amqp exchange'), routing_key: str('amqp routing_key') };
+    case RUNNER_BYTE.direct: return { type: 'direct', executable: str('direct executable'), args: list('direct args') };
+    case RUNNER_BYTE.awf: return { type: 'awf', workflow: str('awf workflow'), inputs: list('awf inputs') };
+    case RUNNER_BYTE.http: return { type: 'http', method: oneOf<HttpMethod>(HTTP_METHODS, 'http method'), url: str('http url') };
+    case RUNNER_BYTE.redis: return { type: 'redis', url: str('redis url'), command: oneOf<RedisCommand>(REDIS_COMMANDS, 'redis command'), key: str('redis key') };
+    default: throw fail(at, `unknown runner discriminant ${kind}`);
+  }
+}
+
+function payload(): LogRecord {
+  const at = pos;
+  const type = u8('record type byte');
+  switch (type) {
+    case TYPE_JOB: {
+      const id = str('job identifier');
+      if (pos + 8 > end) throw fail(pos, 'job execution runs past the end of the record');
+      const execution = getI64(src, pos);
+      pos += 8;
+      const statusAt = pos;
+      const code = u8('job status');
+      const status: JobStatus | undefined = JOB_STATUSES[code];
+      if (status === undefined) throw fail(statusAt, `unknown job status byte ${code}`);
+      const job: Job = { id, execution, status };
+      return { t: 'job', job };
+    }
+    case TYPE_RULE: {
+      const id = str('rule identifier');
+      const pattern = str('rule pattern');
+      const rule: Rule = { id, pattern, runner: runner() };
+      return { t: 'rule', rule };
+    }
+    case TYPE_JOB_REMOVED: return { t: 'job.removed', id: str('job identifier') };
+    case TYPE_RULE_REMOVED: return { t: 'rule.removed', id: str('rule identifier') };
+    default: throw fail(at, `unknown record type byte ${type}`);
+  }
+}
+
+/**
+ * Decodes the payload in buf[offset, payloadEnd). `baseOffset` is the file offset of buf[0],
+ * so errors name absolute file offsets; the frame header is taken to sit just before
+ * `offset`. Throws RecordDecodeError on any malformation, trailing bytes included.
+ */
+export function decodePayload(buf: Buffer, offset: number, payloadEnd: number = buf.length, baseOffset = 0): LogRecord {
+  src = buf;
+  pos = offset;
+  end = payloadEnd;
+  base = baseOffset;
+  frameAt = baseOffset + offset - FRAME_HEADER_BYTES;
+  try {
+    const rec = payload();
+    if (pos !== end) throw fail(pos, `${end - pos} trailing bytes after the record`);
+    return rec;
+  } finally {
+    src = EMPTY; // do not pin the caller's buffer
+  }
+}

@@ -1,0 +1,79 @@
+// Frames in a buffer: the iteration that replay, compaction and dump build on, and the fold
+// key of a record. A frame whose declared length runs past the end of the data is
+// "incomplete" (a torn tail when it is the last one), never an error here; a complete frame
+// that does not decode throws RecordDecodeError; a declared length above MAX_PAYLOAD_BYTES is
+// corruption even when incomplete, so one damaged header cannot pass for a torn tail.
+import { decodePayload, FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, RecordDecodeError } from './codec.ts';
+import type { LogRecord } from './record.ts';
+
+/**
+ * Length of the payload of the frame at buf[at], or -1 if the header itself is incomplete.
+ * Throws for an implausible length (see MAX_PAYLOAD_BYTES).
+ */
+function payloadLength(buf: Buffer, at: number, stop: number, baseOffset: number): number {
+  if (at + FRAME_HEADER_BYTES > stop) return -1;
+  const len = buf.readUInt32BE(at);
+  if (len > MAX_PAYLOAD_BYTES) {
+    throw new RecordDecodeError(baseOffset + at, baseOffset + at, `frame length ${len} exceeds the ${MAX_PAYLOAD_BYTES}-byte limit`);
+  }
+  return len;
+}
+
+/**
+ * Decodes every complete frame of buf[start, stop) in order, calling onRecord with the record
+ * and the frame's bounds in `buf`. Returns the index where the first incomplete frame starts
+ * (== stop when none is). No per-record Buffer is made: strings are copied out directly.
+ */
+export function forEachFrame(
+  buf: Buffer,
+  baseOffset: number,
+  onRecord: (rec: LogRecord, frameStart: number, frameEnd: number) => void,
+  start = 0,
+  stop = buf.length,
+): number {
+  let at = start;
+  for (;;) {
+    const len = payloadLength(buf, at, stop, baseOffset);
+    if (len < 0 || at + FRAME_HEADER_BYTES + len > stop) return at;
+    const frameEnd = at + FRAME_HEADER_BYTES + len;
+    onRecord(decodePayload(buf, at + FRAME_HEADER_BYTES, frameEnd, baseOffset), at, frameEnd);
+    at = frameEnd;
+  }
+}
+
+export type FrameItem =
+  | { readonly t: 'record'; readonly record: LogRecord; readonly offset: number; readonly size: number }
+  | { readonly t: 'torn'; readonly offset: number; readonly bytes: number };
+
+/**
+ * The frames of a whole buffer: one item per record, then at most one `torn` item for an
+ * incomplete final frame. A complete frame that does not decode throws RecordDecodeError.
+ */
+export function* decodeFrames(buf: Buffer, baseOffset = 0): Generator<FrameItem, void, undefined> {
+  let at = 0;
+  while (at < buf.length) {
+    const len = payloadLength(buf, at, buf.length, baseOffset);
+    if (len < 0 || at + FRAME_HEADER_BYTES + len > buf.length) {
+      yield { t: 'torn', offset: baseOffset + at, bytes: buf.length - at };
+      return;
+    }
+    const frameEnd = at + FRAME_HEADER_BYTES + len;
+    const record = decodePayload(buf, at + FRAME_HEADER_BYTES, frameEnd, baseOffset);
+    yield { t: 'record', record, offset: baseOffset + at, size: frameEnd - at };
+    at = frameEnd;
+  }
+}
+
+/** Fold key: a job and a rule with the same identifier never collide (decisions §2). */
+export function recordKey(rec: LogRecord): string {
+  switch (rec.t) {
+    case 'job': return `j${rec.job.id}`;
+    case 'job.removed': return `j${rec.id}`;
+    case 'rule': return `r${rec.rule.id}`;
+    case 'rule.removed': return `r${rec.id}`;
+  }
+}
+
+export function isRemoval(rec: LogRecord): boolean {
+  return rec.t === 'job.removed' || rec.t === 'rule.removed';
+}
