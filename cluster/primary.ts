@@ -22,6 +22,8 @@ import { runnerTimeoutMs } from '../lib/runner/execution.ts';
 import { Ticker } from '../lib/scheduler/tick.ts';
 import { wallNowNs } from '../lib/scheduler/clock.ts';
 import { VERSION } from '../lib/version.ts';
+import { engineObserver } from '../lib/telemetry/instruments.ts';
+import { loadTelemetry } from '../lib/telemetry/wiring.ts';
 import type { ToPrimary } from './ipc/messages.ts';
 import { Supervisor } from './supervisor.ts';
 import { installShutdown } from './shutdown.ts';
@@ -60,6 +62,7 @@ export async function runPrimary(action: RunAction): Promise<void> {
   const { config, tokens, tls } = loadStartupInputs(action.config);
   const log = createLogger(config.log.level, 'primary');
   log.info({ config: config.source ?? '(defaults)', version: VERSION, pid: process.pid }, 'starting');
+  const telemetry = await loadTelemetry(config, log, 'primary', VERSION);
 
   const jobs = new JobStore();
   const rules = new RuleStore();
@@ -67,12 +70,20 @@ export async function runPrimary(action: RunAction): Promise<void> {
   log.info({ persistence: config.database.persistence, logfile: storage.path, jobs: jobs.size, rules: rules.size }, 'state loaded');
 
   const connections = new Map<number, number>();
+  const instruments = telemetry?.instruments({
+    connections: () => { let n = 0; for (const c of connections.values()) n += c; return n; },
+    rules: () => rules.size,
+    compactions: storage.compactions,
+  }) ?? null;
   // The engine and the pool refer to each other through these closures.
   let engine: Engine | null = null;
   const pool = new RunnerPool({
     maxInflight: action.maxInflight,
     ctx: { shellPath: config.shell.path, shellArgs: [...config.shell.args], timeoutMs: runnerTimeoutMs(), log: log.child({ component: 'runner' }) },
-    onResult: (exec, success) => engine?.result(exec.jobId, exec.attempt, success),
+    onResult: (exec, success, durationMs) => {
+      instruments?.executed(success, durationMs);
+      engine?.result(exec.jobId, exec.attempt, success);
+    },
   });
   engine = new Engine({
     jobs,
@@ -90,6 +101,7 @@ export async function runPrimary(action: RunAction): Promise<void> {
       framerate: config.database.framerate,
     }),
     onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
+    observer: instruments === null ? undefined : engineObserver(instruments),
   });
   const theEngine = engine;
 
@@ -133,7 +145,7 @@ export async function runPrimary(action: RunAction): Promise<void> {
   const redispatched = theEngine.redispatchTriggered();
   if (redispatched > 0) log.info({ jobs: redispatched }, 'jobs left triggered are dispatched again');
 
+  // Handlers first: whoever reads "ready" may signal at once.
+  installShutdown({ log, supervisor, ticker, pool, storage, pidfile: action.pidfile, telemetry });
   log.info({ tcp: addresses.tcp, http: addresses.http, tls: tls !== null, auth: tokens !== null, workers: action.workers, persistence: config.database.persistence }, 'ready');
-
-  installShutdown({ log, supervisor, ticker, pool, storage, pidfile: action.pidfile });
 }

@@ -5,6 +5,7 @@ import { buildTokenTable } from '../lib/auth/verify.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { formatAddress } from '../lib/config/listen.ts';
 import { TcpListener } from '../lib/net/tcp.ts';
+import { loadTelemetry, requestHook, TELEMETRY_FLUSH_MS, type Telemetry } from '../lib/telemetry/wiring.ts';
 import { PrimaryLink, TurnBatcher } from './ipc/channel.ts';
 import type { ToPrimary, ToWorker, WorkerInit } from './ipc/messages.ts';
 import { startHttp, type HttpHandle } from './worker-http.ts';
@@ -19,6 +20,7 @@ const link = new PrimaryLink((seqs, cmds) => send({ t: 'batch', seqs, cmds }));
 let tcp: TcpListener | null = null;
 let http: HttpHandle | null = null;
 let log: Logger | null = null;
+let telemetry: Telemetry | null = null;
 
 // Connection counts change on every accept/close; report at most once per turn.
 const connections = new TurnBatcher<number, null>((counts) => send({ t: 'connections', count: counts[counts.length - 1]! }));
@@ -52,6 +54,7 @@ process.on('SIGTERM', () => {});
 async function start(init: WorkerInit): Promise<void> {
   const { config } = init;
   log = createLogger(config.log.level, 'worker');
+  telemetry = await loadTelemetry(config, log, 'worker', init.version);
   const tokens = init.tokens === null ? null : buildTokenTable(init.tokens);
   const dispatch = link.request.bind(link);
   tcp = new TcpListener({
@@ -60,6 +63,7 @@ async function start(init: WorkerInit): Promise<void> {
     dispatch,
     log,
     onConnectionCount: (count) => connections.push(count, null),
+    onRequest: requestHook(log, telemetry),
   });
   const tcpAddr = await tcp.listen(config.controller.listen.host, config.controller.listen.port)
     .catch((err: NodeJS.ErrnoException) => { throw new Error(`cannot listen on ${config.controller.listen.text}: ${err.code ?? err.message}`); });
@@ -75,5 +79,6 @@ async function start(init: WorkerInit): Promise<void> {
 
 async function drain(): Promise<void> {
   await Promise.all([tcp?.drain(DRAIN_GRACE_MS), http?.close(DRAIN_GRACE_MS)]);
+  await telemetry?.shutdown(TELEMETRY_FLUSH_MS.worker);
   process.exit(0);
 }

@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
+import { createInstruments, engineObserver, METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
+
+class TestReader extends MetricReader {
+  protected onShutdown(): Promise<void> { return Promise.resolve(); }
+  protected onForceFlush(): Promise<void> { return Promise.resolve(); }
+}
+
+async function collect(reader: TestReader): Promise<Map<string, MetricData>> {
+  const { resourceMetrics } = await reader.collect();
+  const out = new Map<string, MetricData>();
+  for (const scope of resourceMetrics.scopeMetrics) for (const m of scope.metrics) out.set(m.descriptor.name, m);
+  return out;
+}
+
+function points(m: MetricData | undefined): Array<[string | undefined, unknown]> {
+  return (m?.dataPoints ?? []).map((p) => [p.attributes['tickd.outcome'] as string | undefined, p.value]);
+}
+
+describe('telemetry/instruments', () => {
+  it('exposes exactly the seven tickd metrics with their kinds and units', async () => {
+    const reader = new TestReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const m = createInstruments(provider.getMeter('t'), { connections: () => 4, rules: () => 2, compactions: () => 1 });
+    m.scheduled();
+    m.removed();
+    m.executed(true, 12);
+    m.notRunnable();
+    const got = await collect(reader);
+    expect([...got.keys()].sort()).to.deep.equal([...METRIC_NAMES].sort());
+    const kind = (name: string): [string, string] => {
+      const data = got.get(name)!;
+      const type = data.dataPointType === DataPointType.SUM ? (data.isMonotonic ? 'monotonic sum' : 'sum')
+        : data.dataPointType === DataPointType.GAUGE ? 'gauge' : data.dataPointType === DataPointType.HISTOGRAM ? 'histogram' : 'other';
+      return [type, data.descriptor.unit];
+    };
+    expect(kind('tickd.jobs.scheduled')).to.deep.equal(['monotonic sum', '{job}']);
+    expect(kind('tickd.jobs.executed')).to.deep.equal(['monotonic sum', '{job}']);
+    expect(kind('tickd.jobs.removed')).to.deep.equal(['monotonic sum', '{job}']);
+    expect(kind('tickd.execution.duration_ms')).to.deep.equal(['histogram', 'ms']);
+    expect(kind('tickd.connections.active')).to.deep.equal(['gauge', '{connection}']);
+    expect(kind('tickd.rules.active')).to.deep.equal(['gauge', '{rule}']);
+    expect(kind('tickd.persistence.compactions')).to.deep.equal(['monotonic sum', '{compaction}']);
+    expect(points(got.get('tickd.connections.active'))).to.deep.equal([[undefined, 4]]);
+    await provider.shutdown();
+  });
+
+  it('counts executions by outcome and records durations', async () => {
+    const reader = new TestReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const m = createInstruments(provider.getMeter('t'), { connections: () => 0, rules: () => 0, compactions: () => 0 });
+    m.executed(true, 10);
+    m.executed(true, 30);
+    m.executed(false, 5);
+    m.executed(false, Number.NaN); // counted, but no nonsense duration
+    const got = await collect(reader);
+    expect(points(got.get('tickd.jobs.executed')).sort()).to.deep.equal([['executed', 2], ['failed', 2]]);
+    const hist = got.get('tickd.execution.duration_ms')!.dataPoints.map((p) => [p.attributes['tickd.outcome'], (p.value as { count: number; sum: number }).count, (p.value as { sum: number }).sum]);
+    expect(hist.sort()).to.deep.equal([['executed', 2, 40], ['failed', 1, 5]]);
+    await provider.shutdown();
+  });
+
+  it('feeds scheduled/removed from successful engine commands only', async () => {
+    const reader = new TestReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const observer = engineObserver(createInstruments(provider.getMeter('t'), { connections: () => 0, rules: () => 0, compactions: () => 0 }));
+    observer.commandApplied({ op: 'job.set', id: 'a', execution: 1n }, { ok: true, kind: 'done' });
+    observer.commandApplied({ op: 'job.set', id: 'b', execution: 1n }, { ok: false, code: 'invalid_args', message: 'x' } as never);
+    observer.commandApplied({ op: 'job.remove', id: 'a' }, { ok: true, kind: 'done' });
+    observer.commandApplied({ op: 'stat' }, { ok: true, kind: 'done' });
+    observer.fired({ id: 'c', execution: 1n, status: 'failed' }, 'no-rule');
+    observer.fired({ id: 'd', execution: 1n, status: 'triggered' }, 'triggered');
+    const got = await collect(reader);
+    expect(points(got.get('tickd.jobs.scheduled'))).to.deep.equal([[undefined, 1]]);
+    expect(points(got.get('tickd.jobs.removed'))).to.deep.equal([[undefined, 1]]);
+    expect(points(got.get('tickd.jobs.executed'))).to.deep.equal([['failed', 1]]);
+    await provider.shutdown();
+  });
+});
