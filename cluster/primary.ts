@@ -101,6 +101,7 @@ export async function runPrimary(action: RunAction): Promise<void> {
       framerate: config.database.framerate,
     }),
     onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
+    onCommandError: (err) => log.error({ err }, 'command failed; answered ERROR internal'),
     observer: instruments === null ? undefined : engineObserver(instruments),
   });
   const theEngine = engine;

@@ -36,39 +36,42 @@ export class Changes {
     return taken;
   }
 
+  // Each mutation appends its record BEFORE touching memory: append is where a record that
+  // cannot be encoded throws, and then nothing has changed.
+
   putJob(job: Job, attempt?: string): void {
+    this.journal?.append({ t: 'job', job });
     this.remember(job.id);
     this.jobs.put(job);
     this.setAttempt(job.id, attempt);
-    this.journal?.append({ t: 'job', job });
   }
 
-  setStatus(id: string, status: JobStatus, attempt?: string): Job | undefined {
-    this.remember(id);
+  setStatus(id: string, status: JobStatus, attempt?: string): void {
+    const prev = this.jobs.get(id);
+    if (prev === undefined) return;
+    this.journal?.append({ t: 'job', job: { id, execution: prev.execution, status } });
+    this.undoJob(id, prev);
     this.jobs.setStatus(id, status);
     this.setAttempt(id, attempt);
-    const job = this.jobs.get(id);
-    if (job !== undefined) this.journal?.append({ t: 'job', job });
-    return job;
   }
 
   deleteJob(id: string): void {
+    this.journal?.append({ t: 'job.removed', id });
     this.remember(id);
     this.jobs.delete(id);
     this.attempts.delete(id);
-    this.journal?.append({ t: 'job.removed', id });
   }
 
   putRule(rule: Rule): void {
+    this.journal?.append({ t: 'rule', rule });
     this.undo.push({ k: 'rule', id: rule.id, prev: this.rules.get(rule.id) });
     this.rules.put(rule);
-    this.journal?.append({ t: 'rule', rule });
   }
 
   deleteRule(id: string): void {
+    this.journal?.append({ t: 'rule.removed', id });
     this.undo.push({ k: 'rule', id, prev: this.rules.get(id) });
     this.rules.delete(id);
-    this.journal?.append({ t: 'rule.removed', id });
   }
 
   /** Restores the state before `entries`, newest first. Nothing is journaled. */
@@ -89,7 +92,12 @@ export class Changes {
 
   private remember(id: string): void {
     if (this.journal === null) return; // memory mode: nothing can fail, nothing to undo
-    this.undo.push({ k: 'job', id, prev: this.jobs.get(id), attempt: this.attempts.get(id) });
+    this.undoJob(id, this.jobs.get(id));
+  }
+
+  private undoJob(id: string, prev: Job | undefined): void {
+    if (this.journal === null) return;
+    this.undo.push({ k: 'job', id, prev, attempt: this.attempts.get(id) });
   }
 
   private setAttempt(id: string, attempt: string | undefined): void {

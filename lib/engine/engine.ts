@@ -47,6 +47,7 @@ export interface EngineOptions {
   readonly stat: () => StatValues;
   readonly observer?: EngineObserver;
   readonly onPersistError: (err: unknown) => void;
+  readonly onCommandError?: (err: unknown) => void;
 }
 
 export class Engine {
@@ -55,8 +56,10 @@ export class Engine {
   private readonly firing: Firing;
   private readonly ctx: EngineContext;
   private readonly observer: EngineObserver | undefined;
+  private readonly onError: (err: unknown) => void;
 
   constructor(opts: EngineOptions) {
+    this.onError = opts.onCommandError ?? (() => {});
     this.changes = new Changes(opts.jobs, opts.rules, opts.journal);
     this.commits = new CommitQueue(opts.journal, this.changes, opts.onPersistError);
     this.ctx = { changes: this.changes, stat: opts.stat };
@@ -75,15 +78,27 @@ export class Engine {
   }
 
   execute(cmd: Command): Reply {
-    const reply = (HANDLERS[cmd.op] as Handler<typeof cmd.op>)(this.ctx, cmd as never);
+    let reply: Reply;
+    try {
+      reply = (HANDLERS[cmd.op] as Handler<typeof cmd.op>)(this.ctx, cmd as never);
+    } catch (err) {
+      // A command that cannot be applied (a record over the format's limits, a store at its
+      // capacity) fails alone: it never takes the batch, or the primary, down with it.
+      this.onError(err);
+      return internal();
+    }
     this.observer?.commandApplied(cmd, reply);
     return reply;
   }
 
   /** One scheduler step: apply finished executions, fire what is due, persist. */
   tick(nowNs: bigint): void {
-    this.firing.applyResults();
-    this.firing.fireDue(nowNs);
+    try {
+      this.firing.applyResults();
+      this.firing.fireDue(nowNs);
+    } catch (err) {
+      this.onError(err); // the loop must keep ticking; what was changed is still committed below
+    }
     if (this.changes.pending > 0) this.commits.commit(noop, noop);
   }
 

@@ -1,0 +1,120 @@
+// The engine with a controllable journal: persistence before reply, in order; a failed flush
+// rolls back every change not yet durable and fails exactly those commands; stale attempts.
+import { expect } from 'chai';
+import type { Command, Reply } from '../../../lib/domain/command.ts';
+import { Engine } from '../../../lib/engine/engine.ts';
+import type { Journal, LogRecord } from '../../../lib/logfile/record.ts';
+import { JobStore } from '../../../lib/store/jobs.ts';
+import { RuleStore } from '../../../lib/store/rules.ts';
+import type { StatValues } from '../../../lib/domain/stat.ts';
+
+class FakeJournal implements Journal {
+  records: LogRecord[] = [];
+  private waiting: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  append(rec: LogRecord): void { this.records.push(rec); }
+  flush(): Promise<void> { return new Promise((resolve, reject) => this.waiting.push({ resolve, reject })); }
+  async close(): Promise<void> {}
+  succeed(): void { for (const w of this.waiting.splice(0)) w.resolve(); }
+  fail(): void { for (const w of this.waiting.splice(0)) w.reject(new Error('EIO')); }
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+function setup(journal: Journal | null) {
+  const jobs = new JobStore();
+  const rules = new RuleStore();
+  const dispatched: Array<{ id: string; attempt: string }> = [];
+  const engine = new Engine({
+    jobs, rules, journal,
+    dispatch: (job, _rule, attempt) => dispatched.push({ id: job.id, attempt }),
+    stat: () => ({}) as StatValues,
+    onPersistError: () => {},
+  });
+  const run = (cmds: Command[]) => {
+    let replies: Reply[] | null = null;
+    engine.submitBatch(cmds, (r) => { replies = r; });
+    return () => replies;
+  };
+  return { engine, jobs, rules, dispatched, run };
+}
+
+describe('engine', () => {
+  it('memory mode answers at once', () => {
+    const { run } = setup(null);
+    const replies = run([{ op: 'job.set', id: 'a', execution: 5n }, { op: 'job.get', id: 'a' }])();
+    expect(replies).to.deep.equal([{ ok: true, kind: 'done' }, { ok: true, kind: 'job', job: { id: 'a', execution: 5n, status: 'planned' } }]);
+  });
+
+  it('holds replies until the journal says durable, and releases reads behind earlier writes', async () => {
+    const journal = new FakeJournal();
+    const { run } = setup(journal);
+    const write = run([{ op: 'job.set', id: 'a', execution: 5n }]);
+    const read = run([{ op: 'job.get', id: 'a' }]);
+    expect(write()).to.equal(null);
+    expect(read()).to.equal(null);
+    expect(journal.records).to.deep.equal([{ t: 'job', job: { id: 'a', execution: 5n, status: 'planned' } }]);
+    journal.succeed();
+    await tick();
+    expect(write()).to.deep.equal([{ ok: true, kind: 'done' }]);
+    expect(read()![0]).to.deep.include({ ok: true, kind: 'job' });
+  });
+
+  it('a failed flush rolls back every non-durable change and answers internal', async () => {
+    const journal = new FakeJournal();
+    const { run, jobs, rules } = setup(journal);
+    run([{ op: 'job.set', id: 'keep', execution: 1n }]);
+    journal.succeed();
+    await tick();
+    const b1 = run([{ op: 'job.set', id: 'keep', execution: 2n }, { op: 'job.set', id: 'new', execution: 3n }]);
+    const b2 = run([{ op: 'job.remove', id: 'keep' }, { op: 'rule.set', rule: { id: 'r', pattern: '', runner: { type: 'shell', command: 'true' } } }]);
+    expect(jobs.get('keep')).to.equal(undefined);
+    journal.fail();
+    await tick();
+    expect(b1()).to.deep.equal([{ ok: false, code: 'internal', message: '' }, { ok: false, code: 'internal', message: '' }]);
+    expect(b2()!.every((r) => !r.ok)).to.equal(true);
+    expect(jobs.get('keep')).to.deep.equal({ id: 'keep', execution: 1n, status: 'planned' });
+    expect(jobs.get('new')).to.equal(undefined);
+    expect(rules.get('r')).to.equal(undefined);
+    // and the engine keeps working afterwards
+    const b3 = run([{ op: 'job.set', id: 'after', execution: 4n }]);
+    journal.succeed();
+    await tick();
+    expect(b3()).to.deep.equal([{ ok: true, kind: 'done' }]);
+  });
+
+  it('fires due jobs, fails jobs without a rule, and ignores results of stale attempts', () => {
+    const { engine, run, jobs, dispatched } = setup(null);
+    run([
+      { op: 'rule.set', rule: { id: 'r', pattern: 'x.', runner: { type: 'shell', command: 'true' } } },
+      { op: 'job.set', id: 'x.1', execution: 10n },
+      { op: 'job.set', id: 'y.1', execution: 10n },
+      { op: 'job.set', id: 'x.later', execution: 1000n },
+    ]);
+    engine.tick(100n);
+    expect(jobs.get('x.1')!.status).to.equal('triggered');
+    expect(jobs.get('y.1')!.status).to.equal('failed');
+    expect(jobs.get('x.later')!.status).to.equal('planned');
+    expect(dispatched.map((d) => d.id)).to.deep.equal(['x.1']);
+    const first = dispatched[0]!.attempt;
+    expect(first).to.match(/^[0-9a-f]{32}$/);
+    run([{ op: 'job.set', id: 'x.1', execution: 200n }]); // re-arm while running
+    engine.result('x.1', first, true);
+    engine.tick(150n);
+    expect(jobs.get('x.1')!.status).to.equal('planned');
+    engine.tick(250n);
+    const second = dispatched[1]!.attempt;
+    expect(second).to.not.equal(first);
+    engine.result('x.1', first, false);
+    engine.result('x.1', second, true);
+    engine.tick(260n);
+    expect(jobs.get('x.1')!.status).to.equal('executed');
+  });
+
+  it('a command that throws fails alone', () => {
+    const { run } = setup(null);
+    const replies = run([{ op: 'job.set', id: 'ok', execution: 1n }, { op: 'job.set', id: 'bad', execution: 1n << 70n }, { op: 'job.get', id: 'ok' }])();
+    expect(replies![0]).to.deep.equal({ ok: true, kind: 'done' });
+    expect(replies![1]).to.deep.equal({ ok: false, code: 'internal', message: '' });
+    expect(replies![2]).to.deep.include({ ok: true, kind: 'job' });
+  });
+});
