@@ -5,6 +5,7 @@
 // worker left behind.
 import type { Worker } from 'node:cluster';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import type { CliAction } from '../lib/cli.ts';
 import { loadConfigFile, parseConfig } from '../lib/config/load.ts';
@@ -37,22 +38,41 @@ export function loadStartupInputs(configPath: string | null): { config: Config; 
   return { config, tokens, tls: loadTls(config) };
 }
 
+// The PEM pair is checked here, once, so that a bad pair is a startup error naming the files.
+// createSecureContext alone is not enough: it silently accepts an EMPTY cert or key file (it
+// skips falsy values), which would start a TLS port on which every handshake fails.
 function loadTls(config: Config): { cert: string; key: string } | null {
   const { tls_cert, tls_key } = config.controller;
   if (tls_cert === null || tls_key === null) return null;
+  const invalid = (message: string) => new StartupError('tls', 'InvalidValue', message);
   const read = (path: string, what: string) => {
     try {
       return readFileSync(path, 'utf8');
     } catch (err) {
-      throw new StartupError('tls', 'InvalidValue', `cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw invalid(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
   };
   const cert = read(tls_cert, 'controller.tls_cert');
   const key = read(tls_key, 'controller.tls_key');
+  let leaf: X509Certificate;
+  try {
+    leaf = new X509Certificate(cert); // the first certificate of the file: the server's own
+  } catch (err) {
+    throw invalid(`controller.tls_cert ${tls_cert} holds no PEM certificate: ${(err as Error).message}`);
+  }
+  let privateKey;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch (err) {
+    throw invalid(`controller.tls_key ${tls_key} holds no usable PEM private key: ${(err as Error).message}`);
+  }
+  if (!leaf.checkPrivateKey(privateKey)) {
+    throw invalid(`controller.tls_cert ${tls_cert} and controller.tls_key ${tls_key} do not form a usable pair: the key does not match the first certificate`);
+  }
   try {
     createSecureContext({ cert, key, minVersion: 'TLSv1.2' });
   } catch (err) {
-    throw new StartupError('tls', 'InvalidValue', `controller.tls_cert ${tls_cert} and controller.tls_key ${tls_key} do not form a usable pair: ${(err as Error).message}`);
+    throw invalid(`controller.tls_cert ${tls_cert} and controller.tls_key ${tls_key} do not form a usable pair: ${(err as Error).message}`);
   }
   return { cert, key };
 }

@@ -101,7 +101,10 @@ export class TcpListener {
   }
 
   private deadline(raw: Socket): NodeJS.Timeout {
-    return setTimeout(() => raw.destroy(), AUTH_DEADLINE_MS);
+    const timer = setTimeout(() => raw.destroy(), AUTH_DEADLINE_MS);
+    // A connection that dies first (a failed TLS handshake, say) must not leave its timer behind.
+    raw.once('close', () => clearTimeout(timer));
+    return timer;
   }
 
   private serve(socket: Socket, raw: Socket, authDeadline: NodeJS.Timeout | null): void {

@@ -60,6 +60,9 @@ export class Session {
   }
 
   feed(chunk: Buffer): void {
+    // Once closed (pre-auth error), nothing is framed: the peer may keep sending until its
+    // socket goes, and framed-but-unread lines would otherwise pile up in the framer.
+    if (this.closed) return;
     this.framer.push(chunk);
     for (const line of this.framer.lines()) {
       if (this.closed) return;
