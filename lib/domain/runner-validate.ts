@@ -1,6 +1,8 @@
 // Validation of runner specs before a rule is stored (interface.md, Runner; decisions §5, §6),
-// shared by TCP `RULE SET` and HTTP `PUT /rules`, plus the DSN/URL parsers the amqp and redis
-// runners use at execution time (so a DSN accepted here is parsed the same way there).
+// shared by TCP `RULE SET` and HTTP `PUT /rules`, plus the one DSN/URL parser per scheme that
+// the amqp and redis runners build their connection targets on at execution time: what
+// `RULE SET` accepts is exactly what execution can parse, so these hold the stricter rule
+// wherever a check could go either way.
 //
 // Invariants:
 // - Every runner string fits the logfile's 2-byte length prefix (<= 65535 UTF-8 bytes) and
@@ -22,6 +24,7 @@ export const MAX_AMQP_SHORTSTR_BYTES = 255;
 
 const DEFAULT_AMQP_PORT = 5672;
 const DEFAULT_REDIS_PORT = 6379;
+// Redis's SELECT reads its index as a C int: a larger one could never be selected.
 const MAX_REDIS_DB = 2147483647;
 const FORBIDDEN_CHARS = /[\0\r\n]/;
 

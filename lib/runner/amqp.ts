@@ -7,9 +7,9 @@
 //   connection model and on channels (a missing exchange closes the channel with 404), and an
 //   unhandled one would crash the whole primary. Listeners are attached before any frame can
 //   reach the emitter (for the channel, through guardFreshChannels).
-// - The DSN is parsed here (an unparsable one can reach execution from an old logfile): only
-//   `amqp://`; userinfo optional (absent -> guest:guest); vhost = the percent-decoded path
-//   without its leading slash, `/` when empty.
+// - The DSN is parsed by parseAmqpDsn, the parser `RULE SET` validates with, so execution
+//   accepts exactly what a rule could store; one that fails (an old logfile) fails the job.
+//   Added here: no userinfo -> guest:guest, and the vhost re-encoded for amqplib.
 // - Time: the connect/handshake is bounded by the socket timeout (ctx.timeoutMs); the whole
 //   attempt by 2 x ctx.timeoutMs (amqplib drops the socket timeout once the connection is
 //   open, so channel open, publish and confirm need their own bound).
@@ -19,6 +19,7 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { connect, type ChannelModel } from 'amqplib';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
+import { parseAmqpDsn } from '../domain/runner-validate.ts';
 import { raceDeadline } from './deadline.ts';
 import { errorText, type Execution, type RunnerContext } from './execution.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
@@ -32,51 +33,37 @@ export interface AmqpTarget {
   password: string;
   /** Decoded virtual host name. */
   vhost: string;
-  /** The path segment still percent-encoded: amqplib decodes it once itself. */
+  /** The vhost percent-encoded again: amqplib's object form unescapes it once itself. */
   vhostEncoded: string;
 }
 
 export type AmqpTargetResult = { ok: true; target: AmqpTarget } | { ok: false; error: string };
 
-function decode(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
-
+/** The connection target for a DSN: parseAmqpDsn's parts plus what execution adds. */
 export function parseAmqpTarget(dsn: string): AmqpTargetResult {
-  let url: URL;
+  const parts = parseAmqpDsn(dsn);
+  if (typeof parts === 'string') return { ok: false, error: parts };
+  let vhostEncoded: string;
   try {
-    url = new URL(dsn);
+    vhostEncoded = encodeURIComponent(parts.vhost);
   } catch {
-    return { ok: false, error: 'unparsable DSN' };
+    // Only a lone surrogate makes this throw, which a decoded URL path cannot hold; kept so
+    // that a surprise fails the job instead of throwing out of runAmqp.
+    return { ok: false, error: 'amqp dsn vhost cannot be encoded' };
   }
-  if (url.protocol === 'amqps:') return { ok: false, error: 'amqps:// is not supported' };
-  if (url.protocol !== 'amqp:') return { ok: false, error: 'DSN scheme is not amqp://' };
-  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (hostname === '') return { ok: false, error: 'DSN has no host' };
-  const port = url.port === '' ? 5672 : Number(url.port);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, error: 'DSN port out of range' };
-
-  let username = 'guest';
-  let password = 'guest';
-  if (url.username !== '' || url.password !== '') {
-    const user = decode(url.username);
-    const pass = decode(url.password);
-    if (user === undefined || pass === undefined) return { ok: false, error: 'DSN userinfo is badly percent-encoded' };
-    username = user;
-    password = pass;
-  }
-
-  const vhostEncoded = url.pathname.startsWith('/') ? url.pathname.slice(1) : url.pathname;
-  // A vhost holding '/' must encode it as %2F; a raw second slash means a malformed DSN.
-  if (vhostEncoded.includes('/')) return { ok: false, error: 'DSN vhost contains an unencoded "/"' };
-  const decoded = decode(vhostEncoded);
-  if (decoded === undefined) return { ok: false, error: 'DSN vhost is badly percent-encoded' };
-  const vhost = decoded === '' ? '/' : decoded;
-  return { ok: true, target: { hostname, port, username, password, vhost, vhostEncoded } };
+  // Any userinfo, even `u@` or `:p@`, replaces the default pair: the missing half is empty.
+  const hasUserinfo = parts.user !== undefined || parts.password !== undefined;
+  return {
+    ok: true,
+    target: {
+      hostname: parts.host,
+      port: parts.port,
+      username: hasUserinfo ? parts.user ?? '' : 'guest',
+      password: hasUserinfo ? parts.password ?? '' : 'guest',
+      vhost: parts.vhost,
+      vhostEncoded,
+    },
+  };
 }
 
 /** Kills the connection's socket: no close handshake with a broker that may not answer. */

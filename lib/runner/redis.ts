@@ -3,10 +3,10 @@
 // reply (WRONGTYPE, WRONGPASS, ...) is failure.
 //
 // Invariants:
-// - The URL is parsed here (an unparsable one can reach execution from an old logfile):
-//   `redis://[user[:password]@]host[:port][/db]`, percent-decoded userinfo, db a decimal
-//   integer. node-redis then sends, over RESP2, `AUTH <password>` when only a password is
-//   given, `AUTH <user> <password>` when a user is (an absent password is sent as ""), and
+// - The URL is parsed by parseRedisUrl, the parser `RULE SET` validates with, so execution
+//   accepts exactly what a rule could store; one that fails (an old logfile) fails the job.
+//   node-redis then sends, over RESP2, `AUTH <password>` when only a password is given,
+//   `AUTH <user> <password>` when a user is (an absent password is sent as ""), and
 //   `SELECT <db>` when db is not 0, all before our command.
 // - No reconnection (reconnectStrategy false): a down server fails the attempt at once. An
 //   'error' listener is always attached (node-redis emits 'error' and would crash otherwise).
@@ -16,7 +16,8 @@
 // - Credentials never reach a log line: the URL is logged through redactUrl and error texts
 //   are scrubbed of the password.
 import { createClient } from 'redis';
-import { REDIS_COMMANDS, type RedisCommand, type RunnerSpec } from '../domain/runner-spec.ts';
+import type { RunnerSpec } from '../domain/runner-spec.ts';
+import { isRedisCommand, parseRedisUrl } from '../domain/runner-validate.ts';
 import { raceDeadline } from './deadline.ts';
 import { errorText, type Execution, type RunnerContext } from './execution.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
@@ -28,50 +29,20 @@ export interface RedisTarget {
   port: number;
   username: string | undefined;
   password: string | undefined;
+  /** 0 when the URL names none (node-redis then sends no SELECT). */
   database: number;
 }
 
 export type RedisTargetResult = { ok: true; target: RedisTarget } | { ok: false; error: string };
 
-function decode(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
-
-export function parseRedisTarget(raw: string): RedisTargetResult {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { ok: false, error: 'unparsable URL' };
-  }
-  if (url.protocol === 'rediss:') return { ok: false, error: 'rediss:// is not supported' };
-  if (url.protocol !== 'redis:') return { ok: false, error: 'URL scheme is not redis://' };
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (host === '') return { ok: false, error: 'URL has no host' };
-  const port = url.port === '' ? 6379 : Number(url.port);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, error: 'URL port out of range' };
-
-  const username = url.username === '' ? undefined : decode(url.username);
-  const password = url.password === '' ? undefined : decode(url.password);
-  if ((url.username !== '' && username === undefined) || (url.password !== '' && password === undefined)) {
-    return { ok: false, error: 'URL userinfo is badly percent-encoded' };
-  }
-
-  let database = 0;
-  if (url.pathname !== '' && url.pathname !== '/') {
-    const match = /^\/([0-9]{1,9})$/.exec(url.pathname);
-    if (match === null) return { ok: false, error: 'URL database is not a decimal integer' };
-    database = Number(match[1]);
-  }
-  return { ok: true, target: { host, port, username, password, database } };
-}
-
-function isRedisCommand(text: string): text is RedisCommand {
-  return (REDIS_COMMANDS as readonly string[]).includes(text);
+/** The connection target for a URL: parseRedisUrl's parts in node-redis's terms. */
+export function parseRedisTarget(url: string): RedisTargetResult {
+  const parts = parseRedisUrl(url);
+  if (typeof parts === 'string') return { ok: false, error: parts };
+  return {
+    ok: true,
+    target: { host: parts.host, port: parts.port, username: parts.username, password: parts.password, database: parts.db ?? 0 },
+  };
 }
 
 export function runRedis(exec: Execution, spec: RedisSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { unescape as qsUnescape } from 'node:querystring';
 import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { parseAmqpDsn } from '../../../lib/domain/runner-validate.ts';
 import { parseAmqpTarget, runAmqp } from '../../../lib/runner/amqp.ts';
 import { requireService } from '../../helpers/services.ts';
 import { capturingContext, makeExecution, neverAborted, waitFor } from './context.ts';
@@ -18,7 +20,7 @@ function run(dsn: string, exchange: string, routingKey: string, opts: { timeoutM
 
 describe('runner/amqp: DSN parsing', () => {
   it('defaults to guest:guest, port 5672 and vhost /', () => {
-    expect(parseAmqpTarget('amqp://h')).to.deep.equal({ ok: true, target: { hostname: 'h', port: 5672, username: 'guest', password: 'guest', vhost: '/', vhostEncoded: '' } });
+    expect(parseAmqpTarget('amqp://h')).to.deep.equal({ ok: true, target: { hostname: 'h', port: 5672, username: 'guest', password: 'guest', vhost: '/', vhostEncoded: '%2F' } });
     expect(parseAmqpTarget('amqp://h/')).to.deep.include({ ok: true });
   });
 
@@ -29,9 +31,31 @@ describe('runner/amqp: DSN parsing', () => {
     expect(parseAmqpTarget('amqp://u@h/%2F')).to.deep.equal({ ok: true, target: { hostname: 'h', port: 5672, username: 'u', password: '', vhost: '/', vhostEncoded: '%2F' } });
   });
 
+  it('keeps only userinfo that is present: a lone user or password leaves the other empty', () => {
+    expect(parseAmqpTarget('amqp://:pw@h')).to.nested.include({ 'target.username': '', 'target.password': 'pw' });
+    expect(parseAmqpTarget('amqp://:@h')).to.nested.include({ 'target.username': 'guest', 'target.password': 'guest' });
+  });
+
+  it('hands amqplib a vhost that its unescape turns back into the decoded name', () => {
+    for (const [dsn, vhost] of [['amqp://h/a%25b', 'a%b'], ['amqp://h/a%20b', 'a b'], ['amqp://h/%C3%A9', 'é'], ['amqp://h/%2f', '/'], ['amqp://h/x+y', 'x+y']]) {
+      const r = parseAmqpTarget(dsn!);
+      if (!r.ok) throw new Error(`${dsn}: ${r.error}`);
+      expect(r.target.vhost, dsn).to.equal(vhost);
+      expect(qsUnescape(r.target.vhostEncoded), dsn).to.equal(vhost);
+    }
+  });
+
   it('rejects amqps://, other schemes and garbage', () => {
     for (const bad of ['', 'garbage', 'amqps://h', 'http://h', 'amqp://', 'amqp://h:0', 'amqp://h/a/b', 'amqp://h/%zz', 'amqp://%zz@h']) {
       expect(parseAmqpTarget(bad).ok, bad).to.equal(false);
+    }
+  });
+
+  it('rejects what RULE SET rejects: a query, a fragment, leading blanks (same parser)', () => {
+    for (const bad of ['amqp://h/?heartbeat=5', 'amqp://h#x', ' amqp://h', '\tamqp://h']) {
+      const r = parseAmqpTarget(bad);
+      expect(r.ok, bad).to.equal(false);
+      expect(r.ok === false && r.error, bad).to.equal(parseAmqpDsn(bad));
     }
   });
 });

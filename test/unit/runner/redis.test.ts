@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createClient } from 'redis';
 import type { RedisCommand } from '../../../lib/domain/runner-spec.ts';
+import { parseRedisUrl } from '../../../lib/domain/runner-validate.ts';
 import { parseRedisTarget, runRedis } from '../../../lib/runner/redis.ts';
 import { canConnect, requireService } from '../../helpers/services.ts';
 import { capturingContext, makeExecution, neverAborted, waitFor } from './context.ts';
@@ -39,6 +40,15 @@ describe('runner/redis: URL parsing', () => {
     for (const bad of ['', 'nonsense', 'rediss://h', 'http://h', 'redis://h/x', 'redis://h/1/2', 'redis://h/-1', 'redis://h:99999', 'redis:///0', 'redis://%zz@h']) {
       expect(parseRedisTarget(bad).ok, bad).to.equal(false);
     }
+  });
+
+  it('rejects what RULE SET rejects: a query (node-redis would read ?db=), leading blanks (same parser)', () => {
+    for (const bad of ['redis://h?db=1', 'redis://h/#x', ' redis://h', 'redis://h/99999999999']) {
+      const r = parseRedisTarget(bad);
+      expect(r.ok, bad).to.equal(false);
+      expect(r.ok === false && r.error, bad).to.equal(parseRedisUrl(bad));
+    }
+    expect(parseRedisTarget('redis://h/2147483647')).to.nested.include({ 'target.database': 2147483647 });
   });
 });
 

@@ -2,6 +2,7 @@
 // removal by handle, growth, popDue, and a randomized run against a sorted-array model.
 import { expect } from 'chai';
 import { DueHeap } from '../../../lib/store/heap.ts';
+import { prng } from '../../helpers/prng.ts';
 
 const I64_MAX = 9223372036854775807n;
 const I64_MIN = -9223372036854775808n;
@@ -15,18 +16,6 @@ function drain(heap: DueHeap): number[] {
   const out: number[] = [];
   for (let h = heap.pop(); h !== -1; h = heap.pop()) out.push(h);
   return out;
-}
-
-/** mulberry32: a small deterministic PRNG so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('store/heap DueHeap', () => {

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import type { Job, JobStatus } from '../../../lib/domain/job.ts';
 import { JobStore } from '../../../lib/store/jobs.ts';
+import { prng } from '../../helpers/prng.ts';
 
 const T = 1775822400000000000n;
 
@@ -281,11 +282,7 @@ describe('store/jobs JobStore', () => {
   });
 
   it('agrees with a plain model over random operations (slots, heap and counts together)', () => {
-    let seed = 7;
-    const rand = (): number => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed / 2147483648;
-    };
+    const rand = prng(7);
     const statuses: JobStatus[] = ['planned', 'triggered', 'executed', 'failed'];
     // model: id -> job, plus the set of ids the store should have armed
     const model = new Map<string, Job>();

@@ -4,20 +4,10 @@
 import { expect } from 'chai';
 import type { Rule } from '../../../lib/domain/rule.ts';
 import { RuleStore } from '../../../lib/store/rules.ts';
+import { prng } from '../../helpers/prng.ts';
 
 function rule(id: string, pattern: string = id): Rule {
   return { id, pattern, runner: { type: 'shell', command: `echo ${id}` } };
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('store/rules RuleStore', () => {

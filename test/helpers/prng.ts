@@ -1,0 +1,12 @@
+// A seeded pseudo-random generator for randomized model tests, so a failure reproduces from
+// its seed. mulberry32: 32-bit state, uniform floats in [0, 1); not for anything secret.
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
