@@ -14,6 +14,7 @@ import type { HttpContext, Method, Route } from './route.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { ruleRoutes } from './routes/rules.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { mountStatic } from './static.ts';
 
 const METHODS: readonly Method[] = ['GET', 'PUT', 'DELETE'];
 
@@ -67,6 +68,8 @@ export function createApp(ctx: HttpContext, log: Logger): App {
       await route.handle({ req, res, principal });
     });
   }
+  // The console (/ui/) and the API reference (/docs/): static, no token (lib/http/static.ts).
+  mountStatic(app, log);
   return {
     handle(req, res) {
       try {

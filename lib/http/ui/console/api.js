@@ -1,0 +1,94 @@
+// The console's only way to the JSON API. Invariants: every data call carries the bearer
+// token the user typed (kept in sessionStorage: gone when the tab closes, never in a URL or
+// a cookie), so namespaces apply exactly as for any API client; API paths are resolved
+// against the page (/ui/ -> /jobs), which keeps a reverse proxy's prefix; bodies are read as
+// text and parsed with parseExact so integers keep every digit; an error carries the API's
+// {"error"} message unchanged.
+import { parseExact } from './format.js';
+
+const TOKEN_KEY = 'tickd.token';
+
+/** A failed call: `message` is the API's error text exactly as it was sent. */
+export class ApiError extends Error {
+  constructor(method, path, status, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.method = method;
+    this.path = path;
+    this.status = status;
+  }
+
+  /** What the user is shown: the call, the status, and the API's message verbatim. */
+  describe() {
+    return `${this.method} ${this.path} failed (${this.status === 0 ? 'no response' : `HTTP ${this.status}`}): ${this.message}`;
+  }
+}
+
+export function storedToken() {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) ?? '';
+  } catch {
+    return ''; // storage disabled: the token lives only as long as the page
+  }
+}
+
+export function storeToken(token) {
+  try {
+    if (token === '') sessionStorage.removeItem(TOKEN_KEY);
+    else sessionStorage.setItem(TOKEN_KEY, token);
+  } catch { /* storage disabled */ }
+}
+
+function apiUrl(path) {
+  return new URL(`..${path}`, window.location.href);
+}
+
+/** The message of an error response: its {"error"} string, else the raw body, else the status text. */
+function errorText(response, text) {
+  try {
+    const body = JSON.parse(text);
+    if (body !== null && typeof body === 'object' && typeof body.error === 'string') return body.error;
+  } catch { /* not JSON: show what came */ }
+  return text !== '' ? text : response.statusText || 'request failed';
+}
+
+/**
+ * Calls the API. `body` (an object) is sent as JSON. Resolves with the parsed body (null for
+ * 204); rejects with an ApiError otherwise.
+ */
+export async function call(method, path, { token = storedToken(), body } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (token !== '') headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let response;
+  try {
+    response = await fetch(apiUrl(path), {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch (err) {
+    throw new ApiError(method, path, 0, err instanceof Error ? err.message : String(err));
+  }
+  const text = await response.text();
+  if (!response.ok) throw new ApiError(method, path, response.status, errorText(response, text));
+  return text === '' ? null : parseExact(text);
+}
+
+/** Whether the server wants a token: the open /openapi.json declares bearer security then. */
+export async function authRequired() {
+  const doc = await call('GET', '/openapi.json', { token: '' });
+  return Array.isArray(doc?.security) && doc.security.length > 0;
+}
+
+export const api = {
+  stats: () => call('GET', '/stats'),
+  jobs: (prefix) => call('GET', prefix === '' ? '/jobs' : `/jobs?prefix=${encodeURIComponent(prefix)}`),
+  putJob: (id, execution) => call('PUT', `/jobs/${encodeURIComponent(id)}`, { body: { execution } }),
+  deleteJob: (id) => call('DELETE', `/jobs/${encodeURIComponent(id)}`),
+  rules: () => call('GET', '/rules'),
+  putRule: (id, body) => call('PUT', `/rules/${encodeURIComponent(id)}`, { body }),
+  deleteRule: (id) => call('DELETE', `/rules/${encodeURIComponent(id)}`),
+};

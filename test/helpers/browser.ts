@@ -1,0 +1,102 @@
+// Real-browser test support: finds Debian's chromium (installing it with apt-get when missing
+// and we are root), launches it headless through playwright-core, and watches pages for
+// console errors, page errors, failed requests and requests that leave the server under test.
+// Not a test file. Tests decide what a missing browser means (skip locally, fail under CI).
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** Screenshots and other artefacts of browser tests (at the repository root, not committed). */
+export const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
+
+const LAUNCH_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run',
+];
+const APT_TIMEOUT_MS = 9 * 60_000;
+
+export type ChromiumResult = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string };
+
+function run(cmd: string, args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { timeout: APT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : null;
+        resolve({ code, output: `${stdout}${stderr}`.slice(-2000) });
+      });
+  });
+}
+
+async function installChromium(): Promise<ChromiumResult> {
+  if (process.platform !== 'linux' || !existsSync('/usr/bin/apt-get')) return { ok: false, reason: `${CHROMIUM_PATH} is missing and there is no apt-get to install it` };
+  if (process.getuid?.() !== 0) return { ok: false, reason: `${CHROMIUM_PATH} is missing and installing it needs root (apt-get install -y chromium)` };
+  let install = await run('apt-get', ['install', '-y', 'chromium']);
+  if (install.code !== 0) {
+    // Usually stale package lists: refresh them once and retry.
+    const update = await run('apt-get', ['update']);
+    if (update.code !== 0) return { ok: false, reason: `apt-get update failed (exit ${update.code}): ${update.output}` };
+    install = await run('apt-get', ['install', '-y', 'chromium']);
+  }
+  if (install.code !== 0) return { ok: false, reason: `apt-get install -y chromium failed (exit ${install.code}): ${install.output}` };
+  return existsSync(CHROMIUM_PATH) ? { ok: true, path: CHROMIUM_PATH } : { ok: false, reason: `apt-get installed chromium but ${CHROMIUM_PATH} is missing` };
+}
+
+let pending: Promise<ChromiumResult> | null = null;
+
+/** The chromium executable, installed on first need; the same answer for the whole run. */
+export function ensureChromium(): Promise<ChromiumResult> {
+  pending ??= existsSync(CHROMIUM_PATH) ? Promise.resolve({ ok: true, path: CHROMIUM_PATH }) : installChromium();
+  return pending;
+}
+
+export function launchChromium(executablePath: string): Promise<Browser> {
+  return chromium.launch({ executablePath, args: LAUNCH_ARGS, timeout: 30_000 });
+}
+
+export function screenshotPath(name: string): string {
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  return `${OUTPUT_DIR}${name}`;
+}
+
+/**
+ * Everything a page does wrong: console errors, uncaught page errors and failed requests.
+ * A test that provokes an error on purpose (an API 4xx, which Chromium logs as "Failed to
+ * load resource") declares it with expect(); anything else is unexpected.
+ */
+export class PageWatch {
+  readonly unexpected: string[] = [];
+  readonly requests: string[] = [];
+  private readonly expected: Array<{ pattern: RegExp; seen: boolean }> = [];
+
+  constructor(page: Page) {
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') this.problem(`console error: ${msg.text()} (at ${msg.location().url})`);
+    });
+    page.on('pageerror', (err) => this.problem(`page error: ${err.stack ?? err.message}`));
+    page.on('request', (req) => this.requests.push(req.url()));
+    page.on('requestfailed', (req) => this.problem(`request failed: ${req.method()} ${req.url()} (${req.failure()?.errorText ?? 'unknown'})`));
+  }
+
+  /** The next problem matching `pattern` is intended (one per call). */
+  expect(pattern: RegExp): void {
+    this.expected.push({ pattern, seen: false });
+  }
+
+  private problem(text: string): void {
+    const slot = this.expected.find((e) => !e.seen && e.pattern.test(text));
+    if (slot !== undefined) slot.seen = true;
+    else this.unexpected.push(text);
+  }
+
+  /** Declared problems that never happened (each expect() must have been used). */
+  unmet(): string[] {
+    return this.expected.filter((e) => !e.seen).map((e) => String(e.pattern));
+  }
+
+  /** Requests to anything but `origin` (data: and blob: URLs are local, hence fine). */
+  foreignRequests(origin: string): string[] {
+    return this.requests.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob|about):/.test(url));
+  }
+}
