@@ -31,7 +31,8 @@
 //    rename not reached the disk, the old fresh L is back and C + L is still complete.
 //  - after 4: only L, which holds everything. If the unlink was lost, as above.
 // A failed cycle is logged and retried at the next interval; C then is a leftover and is
-// folded without a new rotation, so no history is ever left behind.
+// folded without a new rotation, so no history is ever left behind. Its partial T is removed
+// at once: on a nearly full disk it would otherwise hold the space the journal needs.
 import { open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
@@ -192,6 +193,24 @@ export class Compactor {
       });
     }
     this.checkStopped();
+    let folded: FoldResult;
+    try {
+      folded = await this.foldAndSwap(leftover, output);
+    } catch (err) {
+      // A partial output must not stay behind until the next cycle: on a nearly full disk
+      // it holds the very space the journal needs, and every write would fail meanwhile.
+      // (After the rename of step 3 the name is gone and this does nothing.)
+      await rm(output, { force: true }).catch((e: unknown) => this.log.warn({ err: e, path: output }, 'removing the partial compaction output failed'));
+      throw err;
+    }
+    await rm(leftover, { force: true });
+    await fsyncDir(path);
+    return folded;
+  }
+
+  /** Steps 2 and 3: fold `leftover` into `output`, append the log's tail, swap it in. */
+  private async foldAndSwap(leftover: string, output: string): Promise<FoldResult> {
+    const { path, journal } = this;
     const run = this.fold(leftover, output);
     this.cancelFold = run.cancel;
     let folded: FoldResult;
@@ -230,8 +249,6 @@ export class Compactor {
     } finally {
       await out.close();
     }
-    await rm(leftover, { force: true });
-    await fsyncDir(path);
     return folded;
   }
 }

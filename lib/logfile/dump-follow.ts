@@ -3,8 +3,12 @@
 // The file is polled (stat). Same inode and longer: the new frames are printed (an incomplete
 // last frame is a write in progress and waits for the next poll). Otherwise the file was
 // replaced or cut short; what is left in the old descriptor is printed first, then:
-// - rotation (compaction step 1: the old inode is now `<path>.to_compress`): the fresh log is
-//   printed from its start, since everything in it is new;
+// - rotation (compaction step 1: the old inode is now `<path>.to_compress`): the new log is
+//   printed from its start, leaving out records that restate exactly what is shown (a
+//   removal of an entry not shown, an entry shown with the same line). A fresh log holds only
+//   new records, but when the final swap came before the next poll too (and `.to_compress`
+//   is not unlinked yet), the log already is the compacted history, which restates
+//   everything shown, followed by the new records;
 // - anything else (compaction's final swap, or a rewrite): the new history (`.to_compress` if
 //   still there, then the log) is folded to a state and only its differences from what was
 //   shown are printed: changed or new entries as records, vanished ones as removals. So a
@@ -45,7 +49,9 @@ export async function followLogfile(ctx: FollowContext, start: Followed): Promis
       if (cur === null) {
         cur = await openFollowed(ctx.path);
         if (cur === null) continue; // between a rename and the creation of the fresh log
-        if (takeUp === 'differences') cur.pos = await showDifferences(ctx, cur.handle);
+        cur.pos = takeUp === 'differences'
+          ? await showDifferences(ctx, cur.handle)
+          : await readRange(cur.handle, ctx.path, 0, (await cur.handle.stat()).size, (rec) => showIfNew(ctx, rec), ctx.sink);
       }
       const now = await statOrNull(ctx.path);
       if (now === null) continue;
@@ -93,6 +99,13 @@ async function statOrNull(path: string): Promise<{ ino: number; size: number } |
     if (isNotFound(err)) return null;
     throw err;
   }
+}
+
+/** Shows `rec` unless it restates what is already shown. */
+function showIfNew(ctx: FollowContext, rec: LogRecord): void {
+  const shown = ctx.shown.get(recordKey(rec));
+  if (isRemoval(rec) ? shown === undefined : shown === formatRecord(rec, ctx.format)) return;
+  ctx.show(rec);
 }
 
 /** Prints how the history now on disk differs from what was shown; returns the read end. */
