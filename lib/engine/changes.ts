@@ -3,7 +3,7 @@
 // the journal, and (3) remembers the previous value so that a failed fsync can roll it back.
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
-import type { Journal } from '../logfile/record.ts';
+import type { Journal, LogRecord } from '../logfile/record.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
 
@@ -36,42 +36,57 @@ export class Changes {
     return taken;
   }
 
-  // Each mutation appends its record BEFORE touching memory: append is where a record that
-  // cannot be encoded throws, and then nothing has changed.
+  // Each mutation changes memory first (a store refuses, e.g. at capacity, before changing
+  // anything), then appends its record; if the record cannot be appended (over the format's
+  // limits) the one change is undone at once, so memory and journal never disagree.
 
   putJob(job: Job, attempt?: string): void {
-    this.journal?.append({ t: 'job', job });
-    this.remember(job.id);
-    this.jobs.put(job);
-    this.setAttempt(job.id, attempt);
+    this.change(() => this.jobEntry(job.id), () => {
+      this.jobs.put(job);
+      this.setAttempt(job.id, attempt);
+    }, { t: 'job', job });
   }
 
   setStatus(id: string, status: JobStatus, attempt?: string): void {
     const prev = this.jobs.get(id);
     if (prev === undefined) return;
-    this.journal?.append({ t: 'job', job: { id, execution: prev.execution, status } });
-    this.undoJob(id, prev);
-    this.jobs.setStatus(id, status);
-    this.setAttempt(id, attempt);
+    this.change(() => ({ k: 'job', id, prev, attempt: this.attempts.get(id) }), () => {
+      this.jobs.setStatus(id, status);
+      this.setAttempt(id, attempt);
+    }, { t: 'job', job: { id, execution: prev.execution, status } });
   }
 
   deleteJob(id: string): void {
-    this.journal?.append({ t: 'job.removed', id });
-    this.remember(id);
-    this.jobs.delete(id);
-    this.attempts.delete(id);
+    this.change(() => this.jobEntry(id), () => {
+      this.jobs.delete(id);
+      this.attempts.delete(id);
+    }, { t: 'job.removed', id });
   }
 
   putRule(rule: Rule): void {
-    this.journal?.append({ t: 'rule', rule });
-    this.undo.push({ k: 'rule', id: rule.id, prev: this.rules.get(rule.id) });
-    this.rules.put(rule);
+    this.change(() => ({ k: 'rule', id: rule.id, prev: this.rules.get(rule.id) }), () => this.rules.put(rule), { t: 'rule', rule });
   }
 
   deleteRule(id: string): void {
-    this.journal?.append({ t: 'rule.removed', id });
-    this.undo.push({ k: 'rule', id, prev: this.rules.get(id) });
-    this.rules.delete(id);
+    this.change(() => ({ k: 'rule', id, prev: this.rules.get(id) }), () => this.rules.delete(id), { t: 'rule.removed', id });
+  }
+
+  /** `undoEntry` is read before `mutate`; memory mode keeps none (nothing can fail later). */
+  private change(undoEntry: () => UndoEntry, mutate: () => void, rec: LogRecord): void {
+    const entry = this.journal === null ? null : undoEntry();
+    mutate();
+    if (this.journal === null || entry === null) return;
+    try {
+      this.journal.append(rec);
+    } catch (err) {
+      this.rollback([entry]);
+      throw err;
+    }
+    this.undo.push(entry);
+  }
+
+  private jobEntry(id: string): UndoEntry {
+    return { k: 'job', id, prev: this.jobs.get(id), attempt: this.attempts.get(id) };
   }
 
   /** Restores the state before `entries`, newest first. Nothing is journaled. */
@@ -88,16 +103,6 @@ export class Changes {
         this.rules.put(e.prev);
       }
     }
-  }
-
-  private remember(id: string): void {
-    if (this.journal === null) return; // memory mode: nothing can fail, nothing to undo
-    this.undoJob(id, this.jobs.get(id));
-  }
-
-  private undoJob(id: string, prev: Job | undefined): void {
-    if (this.journal === null) return;
-    this.undo.push({ k: 'job', id, prev, attempt: this.attempts.get(id) });
   }
 
   private setAttempt(id: string, attempt: string | undefined): void {
