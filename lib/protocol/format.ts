@@ -13,52 +13,19 @@
 import type { Reply } from '../domain/command.ts';
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
-import type { RunnerSpec } from '../domain/runner-spec.ts';
+import { quoteArg, runnerTokens } from '../domain/arguments.ts';
 import type { StatValues } from '../domain/stat.ts';
 import { STAT_KEYS } from '../domain/stat.ts';
 import { invalidArgs } from '../errors.ts';
 
-// Space, quote, backslash and every control character force quotes (tabs stay visible, and a
-// CR at the end of a bare last argument would otherwise be stripped by the reader's framer).
-const NEEDS_QUOTES = /[\x00-\x20"\\\x7f]/;
-const ESCAPES = /["\\\r\n]/g;
+export { quoteArg, runnerTokens };
+
 const HAS_LINE_BREAK = /[\r\n]/;
 const LINE_BREAKS = /[\r\n]/g;
 
 /** Request ids and messages are echoed as text: a CR or LF in them could forge a reply line. */
 function oneLine(s: string): string {
   return HAS_LINE_BREAK.test(s) ? s.replace(LINE_BREAKS, ' ') : s;
-}
-
-/** A value as one protocol argument: bare when safe, else quoted with escapes. */
-export function quoteArg(s: string): string {
-  if (s !== '' && !NEEDS_QUOTES.test(s)) return s;
-  return `"${s.replace(ESCAPES, (c) => (c === '\r' ? '\\r' : c === '\n' ? '\\n' : `\\${c}`))}"`;
-}
-
-/** `<runner_type> <runner_args...>` as tokens (interface.md, Runner arguments in LISTRULES lines). */
-export function runnerTokens(r: RunnerSpec): string[] {
-  switch (r.type) {
-    case 'shell':
-      return ['shell', r.command];
-    case 'direct':
-      return ['direct', r.executable, ...r.args];
-    case 'http':
-      return ['http', r.method, r.url];
-    case 'awf': {
-      const out = ['awf', r.workflow];
-      for (const input of r.inputs) out.push('--input', input);
-      return out;
-    }
-    case 'amqp':
-      return ['amqp', r.dsn, r.exchange, r.routing_key];
-    case 'redis':
-      return ['redis', r.url, r.command, r.key];
-    default: {
-      const never: never = r;
-      return never;
-    }
-  }
 }
 
 /** `<rule_id> <pattern> <runner_type> <runner_args...>`: the arguments of a `RULE SET` for this rule. */

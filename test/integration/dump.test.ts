@@ -35,9 +35,9 @@ const HISTORY = [
   'SET d.job.date "2100-06-01 12:00:00"',
 ];
 
-/** Protocol lines from dump text: a SET line ends with `# <status> <time>`, a comment. */
+/** Dump text lines are `<request_id> <command...>` (the request id names the status or kind): the commands. */
 function asCommands(dumpText: string): string[] {
-  return dumpText.split('\n').filter((l) => l !== '').map((l) => (l.startsWith('SET ') ? l.replace(/ # \S+ \S+$/, '') : l));
+  return dumpText.split('\n').filter((l) => l !== '').map((l) => l.slice(l.indexOf(' ') + 1));
 }
 
 /** Feeds `commands` to a fresh memory-mode daemon; each must be answered OK. */
@@ -79,8 +79,8 @@ describe('tickd dump', function () {
     expect(commands).to.have.length(HISTORY.length);
     expect(commands[0]).to.equal('RULE SET d.shell d.sh. shell "printf \\"%s\\" \\\\ done"');
     expect(commands[8]).to.equal('REMOVERULE d.gone');
-    expect(r.stdout).to.include(`SET d.job.big ${BIG} # planned 2100-01-01T00:00:00.123456789Z\n`);
-    expect(r.stdout).to.include('SET d.job.date 4115534400000000000 # planned 2100-06-01T12:00:00.000000000Z\n');
+    expect(r.stdout).to.include(`planned SET d.job.big ${BIG}\n`);
+    expect(r.stdout).to.include('planned SET d.job.date 4115534400000000000\n');
     expect(await rebuild(commands)).to.deep.equal(state);
   });
 
@@ -143,7 +143,7 @@ describe('tickd dump', function () {
       const c = await LineClient.connect(daemon.tcp);
       await ok(c, `SET d.follow.new ${BIG}`);
       await waitFor(() => follow.lines().length === HISTORY.length + 1, 10000, 'the new record');
-      expect(follow.lines()[HISTORY.length]).to.equal(`SET d.follow.new ${BIG} # planned 2100-01-01T00:00:00.123456789Z`);
+      expect(follow.lines()[HISTORY.length]).to.equal(`planned SET d.follow.new ${BIG}`);
 
       // An idle daemon compacts every second here: nothing already shown may be printed again.
       const compacted = () => daemon.stderr.filter((l) => l.includes('"logfile compacted"')).length;
@@ -156,8 +156,8 @@ describe('tickd dump', function () {
       c.close();
       await waitFor(() => follow.lines().length > HISTORY.length + 2, 10000, 'the last record');
       expect(follow.lines().slice(HISTORY.length + 1)).to.deep.equal([
-        'REMOVERULE d.same',
-        `SET d.follow.last ${FAR_FUTURE_NS} # planned 2100-01-01T00:00:00.000000000Z`,
+        'removed REMOVERULE d.same',
+        `planned SET d.follow.last ${FAR_FUTURE_NS}`,
       ]);
     } finally {
       await follow.stop();
@@ -178,7 +178,7 @@ describe('tickd dump', function () {
       writeFileSync(`${file}.compacting`, Buffer.concat([job('a', 2n), job('b', 3n), job('c', 4n), encodeRecord({ t: 'job.removed', id: 'b' })]));
       renameSync(`${file}.compacting`, file);
       await waitFor(() => follow.lines().length >= 5, 10000, 'the new records');
-      expect(follow.lines().slice(3)).to.deep.equal(['SET c 4 # planned 1970-01-01T00:00:00.000000004Z', 'REMOVE b']);
+      expect(follow.lines().slice(3)).to.deep.equal(['planned SET c 4', 'removed REMOVE b']);
     } finally {
       await follow.stop();
     }
