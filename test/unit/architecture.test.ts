@@ -1,0 +1,84 @@
+// The architecture's import boundaries (design.md, rule 3), checked on the source text:
+// worker-side folders never import primary-side ones and the reverse; lib/ knows nothing of
+// node:cluster or cluster/; lib/domain depends only on itself (and the pure error registry);
+// the worker entry never loads engine modules, the primary never loads protocol parsing.
+import { expect } from 'chai';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const WORKER_SIDE = ['lib/protocol', 'lib/http', 'lib/net'];
+const PRIMARY_SIDE = ['lib/engine', 'lib/store', 'lib/logfile', 'lib/scheduler', 'lib/runner'];
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const rel = join(dir, name);
+    if (statSync(join(ROOT, rel)).isDirectory()) return tsFiles(rel);
+    return rel.endsWith('.ts') ? [rel] : [];
+  });
+}
+
+/** Every module a file imports (static and dynamic), as repository-relative paths or bare names;
+ * with `runtimeOnly`, leaves out `import type` (erased before the code runs). */
+function importsOf(file: string, runtimeOnly = false): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const re = /(?:^|\n)\s*((?:import|export)\s(?:type\s)?)[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+  const specs = [...text.matchAll(re)].filter((m) => !(runtimeOnly && m[1]?.endsWith('type '))).map((m) => m[2] ?? m[3]!);
+  return specs.map((s) => (s.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), s)) : s));
+}
+
+const inside = (path: string, dirs: string[]) => dirs.some((d) => path === d || path.startsWith(`${d}/`));
+
+/** The modules an entry file loads when it runs (transitive, runtime imports only). */
+function closure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [entry];
+  while (todo.length > 0) {
+    const f = todo.pop()!;
+    if (seen.has(f)) continue;
+    seen.add(f);
+    for (const dep of importsOf(f, true)) if (dep.endsWith('.ts')) todo.push(dep);
+  }
+  return seen;
+}
+
+describe('architecture', () => {
+  it('worker-side folders never import primary-side ones', () => {
+    for (const f of WORKER_SIDE.flatMap(tsFiles)) {
+      for (const dep of importsOf(f)) expect(inside(dep, PRIMARY_SIDE), `${f} imports ${dep}`).to.equal(false);
+    }
+  });
+
+  it('primary-side folders never import worker-side ones', () => {
+    for (const f of PRIMARY_SIDE.flatMap(tsFiles)) {
+      for (const dep of importsOf(f)) expect(inside(dep, WORKER_SIDE), `${f} imports ${dep}`).to.equal(false);
+    }
+  });
+
+  it('lib/ has no cluster or IPC knowledge', () => {
+    for (const f of tsFiles('lib')) {
+      const text = readFileSync(join(ROOT, f), 'utf8');
+      expect(text, f).not.to.match(/node:cluster|process\.send\(/);
+      for (const dep of importsOf(f)) expect(dep.startsWith('cluster/'), `${f} imports ${dep}`).to.equal(false);
+    }
+  });
+
+  it('lib/domain depends only on itself and the error registry', () => {
+    for (const f of tsFiles('lib/domain')) {
+      for (const dep of importsOf(f)) expect(inside(dep, ['lib/domain']) || dep === 'lib/errors.ts', `${f} imports ${dep}`).to.equal(true);
+    }
+  });
+
+  it('the worker never loads engine, store, logfile, scheduler or runner modules', () => {
+    const loaded = [...closure('cluster/worker.ts')];
+    expect(loaded.filter((f) => inside(f, PRIMARY_SIDE))).to.deep.equal([]);
+    expect(loaded).to.include('lib/net/tcp.ts');
+  });
+
+  it('the primary never loads protocol parsing, HTTP or socket modules', () => {
+    const loaded = [...closure('cluster/primary.ts')];
+    expect(loaded.filter((f) => inside(f, WORKER_SIDE))).to.deep.equal([]);
+    expect(loaded).to.include('lib/engine/engine.ts');
+  });
+});
