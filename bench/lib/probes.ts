@@ -1,0 +1,73 @@
+// Firing-lateness probes: jobs due at precise wall times on an http rule whose sink (sink.ts)
+// records when each request arrives. Lateness = arrival - due time, so it covers the tick,
+// dispatch, the runner's HTTP request and the sink's own event loop: an upper bound on the
+// scheduler's lateness, never a flattering figure.
+import type { Daemon } from '../../test/helpers/daemon.ts';
+import { command } from './command.ts';
+import { wallNs } from './harness.ts';
+import { loadSets } from './pipeline.ts';
+import { latenessMs, type Arrival, type HttpSink } from './sink.ts';
+
+/** A rule sending every job under `pattern` to the sink by POST. */
+export function probeRule(daemon: Daemon, pattern: string, sink: HttpSink): Promise<void> {
+  return command(daemon.tcp, `RULE SET ${pattern}rule ${pattern} http POST ${sink.url}`);
+}
+
+/**
+ * Schedules `count` probes under `pattern` (ending in a dot), due every `spacingMs` starting
+ * `leadMs` from now; returns the first and last due times (ns).
+ */
+export async function scheduleProbes(daemon: Daemon, pattern: string, count: number, leadMs: number, spacingMs: number): Promise<{ firstNs: bigint; lastNs: bigint }> {
+  const firstNs = wallNs() + BigInt(leadMs) * 1_000_000n;
+  const stepNs = BigInt(Math.round(spacingMs * 1e6));
+  // Slightly uneven offsets (a prime number of ns) so that probes do not all sit on the same
+  // phase of the 512 Hz tick and the spread sees the whole period.
+  const due = (i: number): bigint => firstNs + BigInt(i) * stepNs + BigInt((i * 7919) % 1000) * 1000n;
+  await loadSets(daemon.tcp, 1, count, pattern.slice(0, -1), (_c, i) => due(i));
+  return { firstNs, lastNs: due(count - 1) };
+}
+
+/** The lateness of the arrivals whose job id starts with `pattern`. */
+export function latenessOf(arrivals: readonly Arrival[], pattern: string): number[] {
+  return arrivals.filter((a) => a.jobId.startsWith(pattern)).map(latenessMs);
+}
+
+export interface RollingProbes {
+  /** Stops scheduling; resolves with how many were scheduled and when the last is due. */
+  stop(): Promise<{ count: number; lastNs: bigint }>;
+}
+
+/**
+ * Keeps probes coming for as long as it takes (until stop()): batches of 50, due `spacingMs`
+ * apart, each batch scheduled about `leadMs` before its first probe is due. For events whose
+ * start and length are not known in advance (a compaction).
+ */
+export function rollingProbes(daemon: Daemon, pattern: string, spacingMs: number, leadMs: number): RollingProbes {
+  const BATCH = 50;
+  const firstNs = wallNs() + BigInt(leadMs) * 1_000_000n;
+  const stepNs = BigInt(Math.round(spacingMs * 1e6));
+  const leadNs = BigInt(leadMs) * 1_000_000n;
+  const due = (i: number): bigint => firstNs + BigInt(i) * stepNs + BigInt((i * 7919) % 1000) * 1000n;
+  let running = true;
+  let count = 0;
+  const loop = (async () => {
+    for (let batch = 0; running; batch++) {
+      const base = batch * BATCH;
+      const waitMs = Number(due(base) - leadNs - wallNs()) / 1e6;
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      await loadSets(daemon.tcp, 1, BATCH, `${pattern}b${batch}`, (_c, i) => due(base + i));
+      count += BATCH;
+    }
+  })();
+  // A failure (the daemon died) is reported by stop(), not as an unhandled rejection meanwhile.
+  let failure: unknown = null;
+  const settled = loop.catch((err: unknown) => { failure = err; });
+  return {
+    async stop() {
+      running = false;
+      await settled;
+      if (failure !== null) throw failure;
+      return { count, lastNs: due(count - 1) };
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// Row 8: compaction of a 1 000 000-record logfile (250 000 jobs SET 4 times, so it folds to a
+// quarter) while jobs fire. The file is built through a daemon, which then restarts on it
+// with compression_interval = 1 (fsync_on_persist on, the default): the first cycle, about a
+// second after "ready", folds the whole file. Meanwhile probe jobs due every 2 ms on an http
+// rule (as in the lateness row) keep firing; the figures are the cycle's wall time (from its
+// "logfile compacted" log line) and the worst lateness of the probes due while it ran.
+import type { Daemon } from '../../test/helpers/daemon.ts';
+import { benchDir, mb, sleep, startDaemon, stopDaemon } from '../lib/harness.ts';
+import { buildLogfile, logTimeMs } from '../lib/logfile-load.ts';
+import { probeRule, rollingProbes } from '../lib/probes.ts';
+import { spread } from '../lib/stats.ts';
+import { latenessMs, HttpSink } from '../lib/sink.ts';
+import type { Figure, Row, RowOptions } from '../lib/suite.ts';
+
+const JOBS = 250_000;
+const PASSES = 4;
+const PATTERN = 'cprobe.';
+
+async function measure(daemon: Daemon, sink: HttpSink, opts: RowOptions): Promise<Figure[]> {
+  await probeRule(daemon, PATTERN, sink);
+  const probes = rollingProbes(daemon, PATTERN, 2, 300);
+  let compacted: Record<string, unknown>;
+  try {
+    compacted = await daemon.waitForLog((r) => r['msg'] === 'logfile compacted', 120_000);
+    await sleep(500); // probes after the cycle: the baseline beside it
+  } finally {
+    const { count, lastNs } = await probes.stop();
+    const lastDueInMs = Number(lastNs / 1_000_000n) - Date.now();
+    if (!(await sink.waitFor(count, Math.max(0, lastDueInMs) + 10_000))) opts.progress(`  only ${sink.received} of ${count} probes arrived`);
+  }
+  const cycleMs = Number(compacted['ms']);
+  const endMs = logTimeMs(compacted);
+  const startMs = endMs - cycleMs;
+  const during: number[] = [];
+  const outside: number[] = [];
+  for (const a of sink.arrivals) {
+    const dueMs = Number(a.executionNs / 1_000_000n);
+    (dueMs >= startMs && dueMs <= endMs ? during : outside).push(latenessMs(a));
+  }
+  const d = spread(during);
+  const o = spread(outside);
+  opts.progress(`  cycle ${cycleMs} ms; ${d.n} probes during it, worst ${d.max.toFixed(2)} ms; ${o.n} outside, worst ${o.max.toFixed(2)} ms`);
+  return [
+    {
+      label: `compaction of ${(JOBS * PASSES).toLocaleString('en')} records -> ${JOBS.toLocaleString('en')}: one cycle, wall`,
+      value: cycleMs / 1000,
+      unit: 's',
+      digits: 2,
+      note: `from the "logfile compacted" log line: ${compacted['inputRecords']} records (${mb(Number(compacted['inputBytes'])).toFixed(0)} MB) -> ${compacted['outputRecords']} (${mb(Number(compacted['outputBytes'])).toFixed(0)} MB); the fold runs in a worker thread`,
+    },
+    {
+      label: 'worst firing lateness while compaction runs (http sink)',
+      value: d.n === 0 ? null : d.max,
+      unit: 'ms',
+      digits: 2,
+      target: { op: '<=', value: 5 },
+      note: d.n === 0
+        ? 'no probe was due during the cycle'
+        : `${d.n} probes due during the cycle: p50 ${d.p50.toFixed(2)}, p99 ${d.p99.toFixed(2)} ms; ${o.n} probes before and after it: p99 ${o.p99.toFixed(2)}, max ${o.max.toFixed(2)} ms. fsync on; an upper bound as in the lateness row`,
+    },
+  ];
+}
+
+export const row: Row = {
+  name: 'compaction',
+  title: 'compaction of a 1 000 000-record logfile: wall time, worst firing lateness meanwhile',
+  run: async (opts) => {
+    const dir = benchDir('compaction');
+    try {
+      const built = await buildLogfile(dir.path, JOBS, PASSES);
+      opts.progress(`  wrote ${built.records} records (${mb(built.bytes).toFixed(0)} MB) in ${built.seconds.toFixed(1)} s`);
+      const sink = await HttpSink.start();
+      try {
+        const daemon = await startDaemon(dir.path, {
+          workers: 1,
+          config: { database: { persistence: 'logfile', fsync_on_persist: true, compression_interval: 1, framerate: 512 } },
+        });
+        try {
+          return await measure(daemon, sink, opts);
+        } finally {
+          await stopDaemon(daemon);
+        }
+      } finally {
+        await sink.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  },
+};
