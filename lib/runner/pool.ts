@@ -23,6 +23,8 @@ export interface RunnerPoolOptions {
 
 /** Dequeued slots are compacted away once at least this many sit before the head. */
 const COMPACT_AFTER = 1024;
+/** Milliseconds of starting executions per event-loop turn before yielding to other work. */
+const START_BUDGET_MS_PER_TURN = 4;
 
 export class RunnerPool {
   readonly maxInflight: number;
@@ -61,8 +63,31 @@ export class RunnerPool {
       this.#ctx.log.debug({ attempt: exec.attempt, job: exec.jobId }, 'execution submitted after stop: dropped');
       return;
     }
-    if (this.#running.size < this.maxInflight) this.#start(exec);
-    else this.#queue.push(exec);
+    if (this.#running.size < this.maxInflight && this.#head === this.#queue.length && this.#budgetLeft()) this.#start(exec);
+    else {
+      this.#queue.push(exec);
+      this.#nextTurn();
+    }
+  }
+
+  // Starting an execution is synchronous and can be costly (a process spawn from a big heap
+  // takes milliseconds), so starts are budgeted per event-loop turn: a burst of thousands of
+  // due jobs is started over many turns, and commands, ticks and results are served between.
+  #turnSpentMs = 0;
+  #turnScheduled = false;
+
+  #budgetLeft(): boolean {
+    return this.#turnSpentMs < START_BUDGET_MS_PER_TURN;
+  }
+
+  #nextTurn(): void {
+    if (this.#turnScheduled) return;
+    this.#turnScheduled = true;
+    setImmediate(() => {
+      this.#turnScheduled = false;
+      this.#turnSpentMs = 0;
+      this.#pump();
+    });
   }
 
   /**
@@ -95,6 +120,13 @@ export class RunnerPool {
   }
 
   #start(exec: Execution): void {
+    const t0 = performance.now();
+    this.#startOne(exec);
+    this.#turnSpentMs += performance.now() - t0;
+    this.#nextTurn();
+  }
+
+  #startOne(exec: Execution): void {
     const controller = new AbortController();
     this.#running.add(controller);
     const started = performance.now();
@@ -129,6 +161,10 @@ export class RunnerPool {
 
   #pump(): void {
     while (!this.#stopped && this.#running.size < this.maxInflight && this.#head < this.#queue.length) {
+      if (!this.#budgetLeft()) {
+        this.#nextTurn();
+        return;
+      }
       const next = this.#queue[this.#head]!;
       this.#queue[this.#head] = undefined;
       this.#head += 1;

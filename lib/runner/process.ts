@@ -3,8 +3,9 @@
 // Invariants:
 // - argv[0] is executed directly (no shell here); the environment is ours plus TICKD_JOB_ID and
 //   TICKD_JOB_EXECUTION (nanoseconds, decimal); stdin is /dev/null.
-// - stdout and stderr are read continuously so the child never blocks on a full pipe; only the
-//   last TAIL_BYTES of each are kept, and logged at debug with the exit status.
+// - With debug logging, stdout and stderr are read continuously so the child never blocks on a
+//   full pipe; only the last TAIL_BYTES of each are kept, and logged with the exit status.
+//   Otherwise they go to /dev/null: never blocking either, and no pipes held by the primary.
 // - Success is exit status 0. A spawn error (ENOENT, EACCES, ...) or death by signal is failure;
 //   the returned promise never rejects.
 // - The child leads its own process group, so aborting (shutdown) kills the whole group with
@@ -73,20 +74,30 @@ export function runProcess(argv: readonly string[], exec: Execution, log: Logger
       resolve(ok);
     };
 
+    // Output is only kept when debug logging will show it; otherwise the child writes to
+    // /dev/null, which never blocks it and costs the primary no pipes (a burst of thousands
+    // of executions must not exhaust file descriptors).
+    const keepOutput = log.debug();
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(file, args, {
         env: childEnv(exec),
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['ignore', keepOutput ? 'pipe' : 'ignore', keepOutput ? 'pipe' : 'ignore'],
         detached: true,
         windowsHide: true,
       });
     } catch (err) {
-      // spawn throws synchronously only for invalid arguments (e.g. a NUL byte in argv).
       log.warn({ err: errorText(err), file }, 'runner could not start the process');
       resolve(false);
       return;
     }
+    // First of all: a failed spawn (EMFILE, ENOENT, EACCES) arrives as an 'error' event, and
+    // an unhandled one would take the primary down. The stdio streams are absent then.
+    child.on('error', (err) => {
+      status = `spawn error: ${errorText(err)}`;
+      log.warn({ err: errorText(err), file }, 'runner could not start the process');
+      settle(false);
+    });
 
     const onAbort = () => {
       if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
@@ -97,23 +108,17 @@ export function runProcess(argv: readonly string[], exec: Execution, log: Logger
     };
     signal.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
-    // A stream error after spawn is not the job's outcome; the exit status is.
-    child.stdout!.on('error', () => {});
-    child.stderr!.on('error', () => {});
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout?.on('error', () => {});
+    child.stderr?.on('error', () => {});
 
-    child.on('error', (err) => {
-      status = `spawn error: ${errorText(err)}`;
-      log.warn({ err: errorText(err), file }, 'runner could not start the process');
-      settle(false);
-    });
     child.on('exit', (code, sig) => {
       status = sig !== null ? `killed by ${sig}` : `exit ${code}`;
       settle(code === 0);
     });
     child.on('close', () => {
-      if (log.debug()) {
+      if (keepOutput) {
         log.debug({ file, status, stdout: stdout.text(), stderr: stderr.text() }, 'runner process finished');
       }
     });

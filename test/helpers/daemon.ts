@@ -20,6 +20,8 @@ export interface DaemonOptions {
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly readyTimeoutMs?: number;
+  /** Start under this open-file limit (`ulimit -n`), to provoke EMFILE. */
+  readonly nofile?: number;
 }
 
 export interface Address {
@@ -66,7 +68,9 @@ export class Daemon {
     const configPath = join(dir, 'tickd.toml');
     writeFileSync(configPath, stringify(buildConfig(dir, opts.config)));
     const args = ['-c', configPath, '-w', String(opts.workers ?? 1), ...(opts.args ?? [])];
-    const proc = spawn(process.execPath, [TICKD, ...args], { cwd: dir, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const argv = [process.execPath, TICKD, ...args];
+    const [file, ...rest] = opts.nofile === undefined ? argv : ['/bin/sh', '-c', `ulimit -n ${opts.nofile} && exec "$@"`, 'sh', ...argv];
+    const proc = spawn(file!, rest, { cwd: dir, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(proc);
     const daemon = new Daemon(proc, dir, configPath);
     await daemon.waitForReady(opts.readyTimeoutMs ?? 15000);
