@@ -5,7 +5,8 @@
 // figure is a lower bound on what the runner alone can do. A kind whose service is down is
 // reported as skipped.
 import { createServer } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { canConnect } from '../test/helpers/services.ts';
 import { createClient } from 'redis';
 import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
 import { silentLogger } from '../lib/log.ts';
@@ -17,14 +18,6 @@ const MAX_INFLIGHT = 256;
 const BASE_NS = 1775822400000000000n;
 const ctx: RunnerContext = { shellPath: '/bin/sh', shellArgs: ['-c'], timeoutMs: 30_000, log: silentLogger() };
 
-function redisUp(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port: 6379 });
-    socket.setTimeout(1000, () => { socket.destroy(); resolve(false); });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 async function fire(label: string, runner: RunnerSpec): Promise<void> {
   let done = 0;
@@ -63,7 +56,7 @@ async function benchHttp(): Promise<void> {
 }
 
 async function benchRedis(): Promise<void> {
-  if (!(await redisUp())) {
+  if (!(await canConnect('127.0.0.1', 6379))) {
     console.log('redis RPUSH            skipped: no Redis at 127.0.0.1:6379');
     return;
   }

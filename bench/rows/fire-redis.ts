@@ -1,7 +1,7 @@
 // Row 4b: fire rate of a redis RPUSH rule (127.0.0.1:6379, a new connection per execution as
 // the spec says): 10 000 jobs all due at one instant, jobs/s until STAT says all have run.
 // Skipped, with a note, when no Redis answers there. The list is checked and deleted after.
-import { connect } from 'node:net';
+import { canConnect } from '../../test/helpers/services.ts';
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { fireRate } from '../lib/fire.ts';
@@ -11,14 +11,6 @@ const COUNT = 10_000;
 const URL = 'redis://127.0.0.1:6379/0';
 const LABEL = `fire rate, redis RPUSH to 127.0.0.1:6379, ${COUNT.toLocaleString('en')} jobs due at once`;
 
-function redisUp(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port: 6379 });
-    socket.setTimeout(1000, () => { socket.destroy(); resolve(false); });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 async function listLengthThenDelete(key: string): Promise<number> {
   const admin = createClient({ url: URL });
@@ -37,7 +29,7 @@ export const row: Row = {
   name: 'fire-redis',
   title: 'fire rate, redis RPUSH rule to 127.0.0.1:6379, 10 000 jobs due at once',
   run: async (opts): Promise<Figure[]> => {
-    if (!(await redisUp())) return [{ label: LABEL, value: null, unit: 'jobs/s', note: 'skipped: no Redis answers at 127.0.0.1:6379' }];
+    if (!(await canConnect('127.0.0.1', 6379))) return [{ label: LABEL, value: null, unit: 'jobs/s', note: 'skipped: no Redis answers at 127.0.0.1:6379' }];
     const key = `tickd-bench:${randomBytes(8).toString('hex')}`;
     let length = 0;
     let r;
