@@ -145,7 +145,7 @@ function isHttpUrl(text: string): boolean {
   try { return new URL(text).host !== ''; } catch { return false; }
 }
 
-function isTable(v: unknown): v is Raw {
+export function isTable(v: unknown): v is Raw {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 }
 

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { StartupError } from '../errors.ts';
+import { isTable } from './load.ts';
 
 export interface TokenEntry {
   readonly name: string;
@@ -54,8 +55,4 @@ export function parseTokens(text: string, path: string): TokenEntry[] {
     tokens.push({ name, secret, namespace });
   }
   return tokens;
-}
-
-function isTable(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 }

@@ -27,9 +27,3 @@ export type Reply =
   | { readonly ok: true; readonly kind: 'rules'; readonly rules: Rule[] }
   | { readonly ok: true; readonly kind: 'stat'; readonly stat: StatValues }
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
-
-export const WRITE_OPS: ReadonlySet<Op> = new Set(['job.set', 'job.remove', 'rule.set', 'rule.remove']);
-
-export function isWrite(cmd: Command): boolean {
-  return WRITE_OPS.has(cmd.op);
-}

@@ -10,11 +10,17 @@ export interface Job {
   readonly status: JobStatus;
 }
 
-/** Persisted status byte (interface.md, Persisted encoding): index into JOB_STATUSES. */
+/** Persisted status byte (interface.md, Persisted encoding): the index into JOB_STATUSES. */
 export function statusCode(status: JobStatus): number {
-  return JOB_STATUSES.indexOf(status);
-}
-
-export function isTerminal(status: JobStatus): boolean {
-  return status === 'executed' || status === 'failed';
+  switch (status) {
+    case 'planned': return 0;
+    case 'triggered': return 1;
+    case 'executed': return 2;
+    case 'failed': return 3;
+    default: {
+      // Types rule this out; a bad value from an untyped path must not be stored as a status.
+      const unknown: never = status;
+      throw new RangeError(`unknown job status ${String(unknown)}`);
+    }
+  }
 }

@@ -1,6 +1,8 @@
 // The one choke point through which state changes: every mutation of the job and rule stores
-// goes through Changes, which (1) applies it in memory, (2) appends its full-state record to
-// the journal, and (3) remembers the previous value so that a failed fsync can roll it back.
+// goes through Changes, which (1) applies it in memory (a store refuses, e.g. at capacity,
+// before changing anything), (2) appends its full-state record to the journal, undoing the one
+// change if the record cannot be appended, and (3) keeps the previous value so that a failed
+// fsync can roll back everything not yet durable.
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
 import type { Journal, LogRecord } from '../logfile/record.ts';
@@ -36,48 +38,49 @@ export class Changes {
     return taken;
   }
 
-  // Each mutation changes memory first (a store refuses, e.g. at capacity, before changing
-  // anything), then appends its record; if the record cannot be appended (over the format's
-  // limits) the one change is undone at once, so memory and journal never disagree.
+  // Every method reads its undo entry (only when there is a journal: memory mode cannot fail
+  // later), mutates the store, then persists. No closures or records are allocated in memory
+  // mode: this is the path of every write.
 
   putJob(job: Job, attempt?: string): void {
-    this.change(() => this.jobEntry(job.id), () => {
-      this.jobs.put(job);
-      this.setAttempt(job.id, attempt);
-    }, { t: 'job', job });
+    const entry = this.journal === null ? null : this.jobEntry(job.id);
+    this.jobs.put(job);
+    this.setAttempt(job.id, attempt);
+    if (entry !== null) this.persist(entry, { t: 'job', job });
   }
 
   setStatus(id: string, status: JobStatus, attempt?: string): void {
     const prev = this.jobs.get(id);
     if (prev === undefined) return;
-    this.change(() => ({ k: 'job', id, prev, attempt: this.attempts.get(id) }), () => {
-      this.jobs.setStatus(id, status);
-      this.setAttempt(id, attempt);
-    }, { t: 'job', job: { id, execution: prev.execution, status } });
+    const entry = this.journal === null ? null : this.jobEntry(id, prev);
+    this.jobs.setStatus(id, status);
+    this.setAttempt(id, attempt);
+    if (entry !== null) this.persist(entry, { t: 'job', job: { id, execution: prev.execution, status } });
   }
 
   deleteJob(id: string): void {
-    this.change(() => this.jobEntry(id), () => {
-      this.jobs.delete(id);
-      this.attempts.delete(id);
-    }, { t: 'job.removed', id });
+    const entry = this.journal === null ? null : this.jobEntry(id);
+    this.jobs.delete(id);
+    this.attempts.delete(id);
+    if (entry !== null) this.persist(entry, { t: 'job.removed', id });
   }
 
   putRule(rule: Rule): void {
-    this.change(() => ({ k: 'rule', id: rule.id, prev: this.rules.get(rule.id) }), () => this.rules.put(rule), { t: 'rule', rule });
+    const entry: UndoEntry | null = this.journal === null ? null : { k: 'rule', id: rule.id, prev: this.rules.get(rule.id) };
+    this.rules.put(rule);
+    if (entry !== null) this.persist(entry, { t: 'rule', rule });
   }
 
   deleteRule(id: string): void {
-    this.change(() => ({ k: 'rule', id, prev: this.rules.get(id) }), () => this.rules.delete(id), { t: 'rule.removed', id });
+    const entry: UndoEntry | null = this.journal === null ? null : { k: 'rule', id, prev: this.rules.get(id) };
+    this.rules.delete(id);
+    if (entry !== null) this.persist(entry, { t: 'rule.removed', id });
   }
 
-  /** `undoEntry` is read before `mutate`; memory mode keeps none (nothing can fail later). */
-  private change(undoEntry: () => UndoEntry, mutate: () => void, rec: LogRecord): void {
-    const entry = this.journal === null ? null : undoEntry();
-    mutate();
-    if (this.journal === null || entry === null) return;
+  /** Appends the record of a change just made; a record that cannot be appended undoes it. */
+  private persist(entry: UndoEntry, rec: LogRecord): void {
     try {
-      this.journal.append(rec);
+      this.journal!.append(rec);
     } catch (err) {
       this.rollback([entry]);
       throw err;
@@ -85,8 +88,8 @@ export class Changes {
     this.undo.push(entry);
   }
 
-  private jobEntry(id: string): UndoEntry {
-    return { k: 'job', id, prev: this.jobs.get(id), attempt: this.attempts.get(id) };
+  private jobEntry(id: string, prev: Job | undefined = this.jobs.get(id)): UndoEntry {
+    return { k: 'job', id, prev, attempt: this.attempts.get(id) };
   }
 
   /** Restores the state before `entries`, newest first. Nothing is journaled. */

@@ -1,9 +1,9 @@
 // Firing due jobs and applying execution results (interface.md, States and transitions;
 // decisions §4). Every attempt gets a 128-bit id; a result only changes the job when the job
 // still carries that attempt, so results of attempts orphaned by SET or REMOVE are ignored.
-import { randomBytes } from 'node:crypto';
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
+import { newAttemptId } from '../runner/execution.ts';
 import type { Changes } from './changes.ts';
 
 export type Dispatch = (job: Job, rule: Rule, attempt: string) => void;
@@ -15,10 +15,6 @@ export interface FiringObserver {
 
 /** Jobs taken from the due index per tick at most, so a huge backlog cannot stall the loop. */
 const MAX_FIRE_PER_TICK = 20_000;
-
-export function newAttemptId(): string {
-  return randomBytes(16).toString('hex');
-}
 
 export class Firing {
   private readonly changes: Changes;
@@ -66,8 +62,7 @@ export class Firing {
 
   redispatchTriggered(): number {
     let n = 0;
-    for (const job of this.changes.jobs.list('', '')) {
-      if (job.status !== 'triggered') continue;
+    for (const job of this.changes.jobs.withStatus('triggered')) {
       const rule = this.changes.rules.match(job.id);
       if (rule === undefined) {
         this.changes.setStatus(job.id, 'failed');

@@ -70,16 +70,11 @@ export class TcpListener {
     if (socket.readable) socket.pause();
     return new Promise((resolve) => {
       const deadline = setTimeout(() => { socket.destroy(); resolve(); }, graceMs);
-      const poll = (): void => {
-        if (session.outstanding === 0 || socket.destroyed) {
-          clearTimeout(deadline);
-          socket.end(() => resolve());
-          setTimeout(() => { socket.destroy(); resolve(); }, 200).unref();
-          return;
-        }
-        setTimeout(poll, 5);
-      };
-      poll();
+      session.whenAnswered(() => {
+        clearTimeout(deadline);
+        socket.end(() => resolve());
+        setTimeout(() => { socket.destroy(); resolve(); }, 200).unref();
+      });
     });
   }
 

@@ -143,11 +143,23 @@ export class Session {
     this.outstanding++;
     this.opts.dispatch(scoped, (reply) => {
       this.outstanding--;
-      if (this.closed) return;
-      this.slots[slot - this.base] = formatReply(rid, reply);
-      this.report(rid, instruction, started, reply.ok);
-      if (slot === this.head) this.flush();
+      if (!this.closed) {
+        this.slots[slot - this.base] = formatReply(rid, reply);
+        this.report(rid, instruction, started, reply.ok);
+        if (slot === this.head) this.flush();
+      }
+      if (this.outstanding === 0 && this.answered.length > 0) {
+        for (const cb of this.answered.splice(0)) cb();
+      }
     });
+  }
+
+  private answered: Array<() => void> = [];
+
+  /** Runs `cb` once every line dispatched so far is answered and written (at once if none is). */
+  whenAnswered(cb: () => void): void {
+    if (this.outstanding === 0) cb();
+    else this.answered.push(cb);
   }
 
   private report(rid: string, instruction: string, startedNs: bigint, success: boolean): void {

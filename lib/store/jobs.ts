@@ -16,7 +16,7 @@
 //   put() or setStatus(id, 'planned') arms such a job again.
 // - capacity: a V8 Map holds at most 2^24 (16 777 216) entries; beyond that put() throws a
 //   RangeError, as it does for an execution outside i64. The caller reports it as internal.
-import { JOB_STATUSES } from '../domain/job.ts';
+import { JOB_STATUSES, statusCode } from '../domain/job.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
 import { DueHeap } from './heap.ts';
 import { narrowest } from './prefix.ts';
@@ -56,7 +56,7 @@ export class JobStore {
    * for an execution outside i64 or an unknown status (both excluded by the types).
    */
   put(job: Job): Job | undefined {
-    const code = codeOf(job.status);
+    const code = statusCode(job.status);
     const existing = this.slotOf.get(job.id);
     if (existing === undefined) {
       const slot = this.free.length > 0 ? this.free[this.free.length - 1]! : this.ids.length;
@@ -87,7 +87,7 @@ export class JobStore {
   setStatus(id: string, status: JobStatus): Job | undefined {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return undefined;
-    const code = codeOf(status);
+    const code = statusCode(status);
     const previous = this.jobAt(slot);
     this.setCode(slot, code, this.statuses[slot]!);
     if (code !== PLANNED) this.due.remove(slot);
@@ -138,6 +138,18 @@ export class JobStore {
     return out;
   }
 
+  /** The jobs in one status, without building objects for the others (startup re-dispatch). */
+  withStatus(status: JobStatus): Job[] {
+    const code = statusCode(status);
+    const out: Job[] = [];
+    if (this.perStatus[code] === 0) return out;
+    const ids = this.ids;
+    for (let slot = 0; slot < ids.length; slot++) {
+      if (ids[slot] !== undefined && this.statuses[slot] === code) out.push(this.jobAt(slot));
+    }
+    return out;
+  }
+
   counts(): JobCounts {
     const c = this.perStatus;
     return { total: this.slotOf.size, planned: c[0]!, triggered: c[1]!, executed: c[2]!, failed: c[3]! };
@@ -157,19 +169,5 @@ export class JobStore {
     if (from >= 0) this.perStatus[from]!--;
     this.perStatus[code]!++;
     this.statuses[slot] = code;
-  }
-}
-
-function codeOf(status: JobStatus): number {
-  switch (status) {
-    case 'planned': return 0;
-    case 'triggered': return 1;
-    case 'executed': return 2;
-    case 'failed': return 3;
-    default: {
-      // Types rule this out; a bad value from an untyped path must not corrupt the counts.
-      const unknown: never = status;
-      throw new RangeError(`unknown job status ${String(unknown)}`);
-    }
   }
 }

@@ -150,4 +150,12 @@ describe('TCP protocol', function () {
       expect(line).to.equal(i % 2 === 0 ? `p${i} OK` : `p${i} OK planned ${4000000000000001000n + BigInt(i - 1)}`);
     }
   });
+
+  it('a client that half-closes after sending still gets every reply, then the connection ends', async () => {
+    c.write('h1 SET half.close 4000000000000000009\nh2 GET half.close\n');
+    c.socket.end();
+    expect(await c.collect('h1')).to.deep.equal(['h1 OK']);
+    expect(await c.collect('h2')).to.deep.equal(['h2 OK planned 4000000000000000009']);
+    await c.waitClosed();
+  });
 });

@@ -333,4 +333,15 @@ describe('store/jobs JobStore', () => {
     expect(store.list('', '').sort((a, b) => (a.id < b.id ? -1 : 1)))
       .to.deep.equal([...model.values()].sort((a, b) => (a.id < b.id ? -1 : 1)));
   });
+
+  it('withStatus lists the jobs of one status only', () => {
+    const store = new JobStore();
+    store.put({ id: 'a', execution: 1n, status: 'planned' });
+    store.put({ id: 'b', execution: 2n, status: 'triggered' });
+    store.put({ id: 'c', execution: 3n, status: 'triggered' });
+    store.delete('c');
+    store.put({ id: 'd', execution: 4n, status: 'executed' });
+    expect(store.withStatus('triggered')).to.deep.equal([{ id: 'b', execution: 2n, status: 'triggered' }]);
+    expect(store.withStatus('failed')).to.deep.equal([]);
+  });
 });
