@@ -14,7 +14,7 @@ import { loadTokenFile, type TokenEntry } from '../lib/config/tokens.ts';
 import { StartupError } from '../lib/errors.ts';
 import { createLogger } from '../lib/log.ts';
 import { Engine } from '../lib/engine/engine.ts';
-import { buildStat } from '../lib/engine/stats.ts';
+import { buildStat, type StatSources } from '../lib/engine/stats.ts';
 import { openStorage } from '../lib/engine/storage.ts';
 import { JobStore } from '../lib/store/jobs.ts';
 import { RuleStore } from '../lib/store/rules.ts';
@@ -90,41 +90,41 @@ export async function runPrimary(action: RunAction): Promise<void> {
   log.info({ persistence: config.database.persistence, logfile: storage.path, jobs: jobs.size, rules: rules.size }, 'state loaded');
 
   const connections = new Map<number, number>();
-  const instruments = telemetry?.instruments({
-    connections: () => { let n = 0; for (const c of connections.values()) n += c; return n; },
-    rules: () => rules.size,
-    compactions: storage.compactions,
-  }) ?? null;
-  // The engine and the pool refer to each other through these closures.
-  let engine: Engine | null = null;
+  const totalConnections = (): number => {
+    let n = 0;
+    for (const c of connections.values()) n += c;
+    return n;
+  };
+  const instruments = telemetry?.instruments({ connections: totalConnections, rules: () => rules.size, compactions: storage.compactions }) ?? null;
   const pool = new RunnerPool({
     maxInflight: action.maxInflight,
     ctx: { shellPath: config.shell.path, shellArgs: [...config.shell.args], timeoutMs: runnerTimeoutMs(), log: log.child({ component: 'runner' }) },
+    // Results only arrive once the engine below dispatches, so it is initialized by then.
     onResult: (exec, success, durationMs) => {
       instruments?.executed(success, durationMs);
-      engine?.result(exec.jobId, exec.attempt, success);
+      engine.result(exec.jobId, exec.attempt, success);
     },
   });
-  engine = new Engine({
+  const statSources: StatSources = {
+    startedNs, jobs, rules,
+    connections: totalConnections,
+    executions: () => ({ pending: pool.pending, inflight: pool.inflight }),
+    persistence: config.database.persistence,
+    compression: storage.compression,
+    authEnabled: tokens !== null,
+    tlsEnabled: tls !== null,
+    framerate: config.database.framerate,
+  };
+  const engine = new Engine({
     jobs,
     rules,
     journal: storage.journal,
     dispatch: (job, rule, attempt) => pool.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner }),
-    stat: () => buildStat({
-      startedNs, jobs, rules,
-      connections: () => { let n = 0; for (const c of connections.values()) n += c; return n; },
-      executions: () => ({ pending: pool.pending, inflight: pool.inflight }),
-      persistence: config.database.persistence,
-      compression: storage.compression,
-      authEnabled: tokens !== null,
-      tlsEnabled: tls !== null,
-      framerate: config.database.framerate,
-    }),
+    stat: () => buildStat(statSources),
     onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
     onCommandError: (err) => log.error({ err }, 'command failed; answered ERROR internal'),
     observer: instruments === null ? undefined : engineObserver(instruments),
   });
-  const theEngine = engine;
 
   const supervisor = new Supervisor({
     count: action.workers,
@@ -133,7 +133,7 @@ export async function runPrimary(action: RunAction): Promise<void> {
     onMessage: (worker: Worker, msg: ToPrimary) => {
       switch (msg.t) {
         case 'batch':
-          theEngine.submitBatch(msg.cmds, (replies) => supervisor.reply(worker, msg.seqs, replies));
+          engine.submitBatch(msg.cmds, (replies) => supervisor.reply(worker, msg.seqs, replies));
           return;
         case 'connections':
           connections.set(worker.id, msg.count);
@@ -160,10 +160,10 @@ export async function runPrimary(action: RunAction): Promise<void> {
   }
   if (action.pidfile !== null) writeFileSync(action.pidfile, `${process.pid}\n`);
 
-  const ticker = new Ticker(config.database.framerate, () => theEngine.tick(wallNowNs()));
+  const ticker = new Ticker(config.database.framerate, () => engine.tick(wallNowNs()));
   ticker.start();
   storage.startCompaction();
-  const redispatched = theEngine.redispatchTriggered();
+  const redispatched = engine.redispatchTriggered();
   if (redispatched > 0) log.info({ jobs: redispatched }, 'jobs left triggered are dispatched again');
 
   // Handlers first: whoever reads "ready" may signal at once.
