@@ -10,6 +10,9 @@ export type BodyResult =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly status: 400 | 413 | 415; readonly message: string };
 
+/** A JSON object (not null, not an array), as a body or a field of one. */
+export const isObject = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** null when the Content-Type header names JSON; otherwise why not. */

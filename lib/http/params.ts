@@ -3,7 +3,14 @@
 // raw and fails validation on its '%'), then are validated exactly like TCP identifiers.
 import { validateIdentifier, validatePattern } from '../domain/identifier.ts';
 import { sendError } from './json.ts';
-import { queryParam, type Call } from './route.ts';
+import type { Call } from './route.ts';
+
+/** The single value of a query parameter: undefined when absent, null when repeated. */
+function queryParam(call: Call, name: string): string | undefined | null {
+  const v: unknown = (call.req.query as Record<string, unknown>)[name];
+  if (v === undefined || typeof v === 'string') return v;
+  return null;
+}
 
 /** The path id, validated; null after a 400 has been sent. */
 export function pathId(call: Call, kind: 'job' | 'rule'): string | null {
@@ -16,7 +23,7 @@ export function pathId(call: Call, kind: 'job' | 'rule'): string | null {
 
 /** The optional `prefix` query parameter ('' when absent: list all); null after a 400 has been sent. */
 export function prefixParam(call: Call): string | null {
-  const prefix = queryParam(call.req, 'prefix');
+  const prefix = queryParam(call, 'prefix');
   if (prefix === undefined) return '';
   if (prefix === null) {
     sendError(call.res, 400, 'query parameter prefix must be given at most once');

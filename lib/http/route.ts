@@ -36,7 +36,7 @@ export type Success = Extract<Reply, { ok: true }>;
 export type SuccessOf<K extends Success['kind']> = Extract<Success, { kind: K }>;
 
 /** The message of an error reply as the HTTP body shows it: `internal` never carries details. */
-export function errorMessage(reply: Extract<Reply, { ok: false }>): string {
+function errorMessage(reply: Extract<Reply, { ok: false }>): string {
   if (reply.code === 'internal') return 'internal';
   return reply.message === '' ? reply.code : reply.message;
 }
@@ -59,11 +59,4 @@ export async function perform<K extends Success['kind']>(ctx: HttpContext, call:
   // A reply of another kind is a broken invariant between worker and primary: onError -> 500.
   if (reply.kind !== kind) throw new Error(`${cmd.op}: expected a ${kind} reply, got ${reply.kind}`);
   return reply as SuccessOf<K>;
-}
-
-/** The single value of a query parameter: undefined when absent, null when repeated. */
-export function queryParam(req: Request, name: string): string | undefined | null {
-  const v: unknown = (req.query as Record<string, unknown>)[name];
-  if (v === undefined || typeof v === 'string') return v;
-  return null;
 }

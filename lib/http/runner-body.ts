@@ -5,6 +5,8 @@
 // Parsing here checks shapes and types (each message names the offending field); semantic
 // checks (URL schemes, key=value inputs, ...) are validateRunner's, shared with TCP.
 import { HTTP_METHODS, type HttpMethod, type RunnerSpec } from '../domain/runner-spec.ts';
+import { isHttpMethod } from '../domain/runner-validate.ts';
+import { isObject } from './body.ts';
 import type { JsonValue } from './json.ts';
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -12,7 +14,6 @@ type Fields = Readonly<Record<string, unknown>>;
 const HTTP_KINDS = ['shell', 'direct', 'http', 'awf'] as const;
 const TCP_ONLY = new Set(['amqp', 'redis']);
 
-export const isObject = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function stringField(obj: Fields, key: string, name: string): string | { error: string } {
   const v = obj[key];
@@ -29,7 +30,7 @@ function stringArray(v: unknown, name: string): string[] | { error: string } {
 }
 
 function httpMethod(v: string, name: string): HttpMethod | { error: string } {
-  return (HTTP_METHODS as readonly string[]).includes(v) ? (v as HttpMethod) : { error: `${name} must be one of ${HTTP_METHODS.join(', ')}` };
+  return isHttpMethod(v) ? v : { error: `${name} must be one of ${HTTP_METHODS.join(', ')}` };
 }
 
 const failed = (v: unknown): v is { error: string } => isObject(v) && typeof v['error'] === 'string';

@@ -12,9 +12,9 @@ import type { Logger } from '../log.ts';
 import { createApp } from './app.ts';
 import type { HttpContext } from './route.ts';
 
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** How often Node checks the two timeouts above (its default, 30 s, would let them overrun). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 

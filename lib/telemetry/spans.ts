@@ -4,7 +4,8 @@
 // protocol carries no trace context). Attribute values are bounded by the provider's span
 // limits (an unknown instruction is client text).
 import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
-import { EpochClock, toHrTime } from './clock.ts';
+import { EpochClock } from '../clock.ts';
+import { toHrTime } from './clock.ts';
 
 export const SPAN_NAME = 'tickd.request';
 export const ATTR_COMMAND = 'tickd.command';

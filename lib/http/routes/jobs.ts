@@ -3,13 +3,12 @@
 // Identifiers are validated like TCP's before anything reaches the primary.
 import type { Job } from '../../domain/job.ts';
 import { parseIsoTimestamp } from '../../domain/time.ts';
-import { readJsonBody } from '../body.ts';
+import { isObject, readJsonBody } from '../body.ts';
 import { sendError, sendJson, sendNoContent, type JsonValue } from '../json.ts';
-import { isObject } from '../runner-body.ts';
 import { pathId, prefixParam } from '../params.ts';
 import { perform, type Call, type HttpContext, type Route } from '../route.ts';
 
-export function jobToJson(job: Job): JsonValue {
+function jobToJson(job: Job): JsonValue {
   return { id: job.id, status: job.status, execution: job.execution };
 }
 

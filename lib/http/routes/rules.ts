@@ -4,9 +4,9 @@
 import type { Rule } from '../../domain/rule.ts';
 import { validatePattern } from '../../domain/identifier.ts';
 import { validateRunner } from '../../domain/runner-validate.ts';
-import { readJsonBody } from '../body.ts';
+import { isObject, readJsonBody } from '../body.ts';
 import { sendError, sendJson, sendNoContent, type JsonValue } from '../json.ts';
-import { isObject, parseRunnerField, runnerToJson } from '../runner-body.ts';
+import { parseRunnerField, runnerToJson } from '../runner-body.ts';
 import { pathId, prefixParam } from '../params.ts';
 import { perform, type Call, type HttpContext, type Route } from '../route.ts';
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { EpochClock, toHrTime } from '../../../lib/telemetry/clock.ts';
+import { EpochClock } from '../../../lib/clock.ts';
+import { toHrTime } from '../../../lib/telemetry/clock.ts';
 
 describe('telemetry/clock', () => {
   it('maps hrtime readings onto the wall clock with exact nanosecond offsets', () => {

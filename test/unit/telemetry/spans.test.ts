@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { SpanKind } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { EpochClock } from '../../../lib/telemetry/clock.ts';
+import { EpochClock } from '../../../lib/clock.ts';
 import { createRequestSpans, SPAN_NAME } from '../../../lib/telemetry/spans.ts';
 
 describe('telemetry/spans', () => {
