@@ -4,20 +4,18 @@
 // jobs/s and the failures for each. The http sink shares this process's event loop, so its
 // figure is a lower bound on what the runner alone can do. A kind whose service is down is
 // reported as skipped.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { canConnect } from '../test/helpers/services.ts';
-import { createClient } from 'redis';
 import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
 import { silentLogger } from '../lib/log.ts';
 import { newAttemptId, type RunnerContext } from '../lib/runner/execution.ts';
 import { RunnerPool } from '../lib/runner/pool.ts';
+import { listLengthThenDelete, REDIS_URL } from './lib/redis-list.ts';
+import { HttpSink } from './lib/sink.ts';
 
 const COUNT = Number(process.argv[2] ?? 10_000);
 const MAX_INFLIGHT = 256;
 const BASE_NS = 1775822400000000000n;
 const ctx: RunnerContext = { shellPath: '/bin/sh', shellArgs: ['-c'], timeoutMs: 30_000, log: silentLogger() };
-
 
 async function fire(label: string, runner: RunnerSpec): Promise<void> {
   let done = 0;
@@ -42,17 +40,13 @@ async function fire(label: string, runner: RunnerSpec): Promise<void> {
 }
 
 async function benchHttp(): Promise<void> {
-  let received = 0;
-  const sink = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => { received++; res.writeHead(204).end(); });
-  });
-  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
-  const { port } = sink.address() as AddressInfo;
-  await fire('http POST (local sink)', { type: 'http', method: 'POST', url: `http://127.0.0.1:${port}/hook` });
-  if (received !== COUNT) console.log(`  warning: the sink saw ${received} requests`);
-  sink.closeAllConnections();
-  await new Promise<void>((resolve) => sink.close(() => resolve()));
+  const sink = await HttpSink.start();
+  try {
+    await fire('http POST (local sink)', { type: 'http', method: 'POST', url: sink.url });
+    if (sink.received !== COUNT) console.log(`  warning: the sink saw ${sink.received} requests`);
+  } finally {
+    await sink.close();
+  }
 }
 
 async function benchRedis(): Promise<void> {
@@ -61,14 +55,9 @@ async function benchRedis(): Promise<void> {
     return;
   }
   const key = `tickd-bench:${newAttemptId()}`;
-  await fire('redis RPUSH', { type: 'redis', url: 'redis://127.0.0.1:6379/0', command: 'RPUSH', key });
-  const admin = createClient({ url: 'redis://127.0.0.1:6379/0' });
-  admin.on('error', () => {});
-  await admin.connect();
-  const length = await admin.lLen(key);
-  if (length !== COUNT) console.log(`  warning: the list holds ${length} items`);
-  await admin.del(key);
-  admin.destroy();
+  await fire('redis RPUSH', { type: 'redis', url: REDIS_URL, command: 'RPUSH', key });
+  const length = await listLengthThenDelete(key);
+  if (length !== COUNT) console.log(`  warning: the list held ${length} items`);
 }
 
 async function main(): Promise<void> {

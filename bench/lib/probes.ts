@@ -4,7 +4,7 @@
 // scheduler's lateness, never a flattering figure.
 import type { Daemon } from '../../test/helpers/daemon.ts';
 import { command } from './command.ts';
-import { wallNs } from './harness.ts';
+import { sleep, wallNs } from './harness.ts';
 import { loadSets } from './pipeline.ts';
 import { latenessMs, type Arrival, type HttpSink } from './sink.ts';
 
@@ -14,17 +14,23 @@ export function probeRule(daemon: Daemon, pattern: string, sink: HttpSink): Prom
 }
 
 /**
- * Schedules `count` probes under `pattern` (ending in a dot), due every `spacingMs` starting
- * `leadMs` from now; returns the first and last due times (ns).
+ * Due time (ns) of probe i: every `spacingMs` from `leadMs` from now, plus an offset under
+ * 1 ms that varies with i (i x 7919 µs mod 1 ms), so that probes do not all sit on the same
+ * phase of the 512 Hz tick and the spread sees the whole period.
  */
-export async function scheduleProbes(daemon: Daemon, pattern: string, count: number, leadMs: number, spacingMs: number): Promise<{ firstNs: bigint; lastNs: bigint }> {
+function probeTimes(leadMs: number, spacingMs: number): (i: number) => bigint {
   const firstNs = wallNs() + BigInt(leadMs) * 1_000_000n;
   const stepNs = BigInt(Math.round(spacingMs * 1e6));
-  // Slightly uneven offsets (a prime number of ns) so that probes do not all sit on the same
-  // phase of the 512 Hz tick and the spread sees the whole period.
-  const due = (i: number): bigint => firstNs + BigInt(i) * stepNs + BigInt((i * 7919) % 1000) * 1000n;
+  return (i) => firstNs + BigInt(i) * stepNs + BigInt((i * 7919) % 1000) * 1000n;
+}
+
+/**
+ * Schedules `count` probes under `pattern` (ending in a dot), due every `spacingMs` starting
+ * `leadMs` from now.
+ */
+export async function scheduleProbes(daemon: Daemon, pattern: string, count: number, leadMs: number, spacingMs: number): Promise<void> {
+  const due = probeTimes(leadMs, spacingMs);
   await loadSets(daemon.tcp, 1, count, pattern.slice(0, -1), (_c, i) => due(i));
-  return { firstNs, lastNs: due(count - 1) };
 }
 
 /** The lateness of the arrivals whose job id starts with `pattern`. */
@@ -44,17 +50,15 @@ export interface RollingProbes {
  */
 export function rollingProbes(daemon: Daemon, pattern: string, spacingMs: number, leadMs: number): RollingProbes {
   const BATCH = 50;
-  const firstNs = wallNs() + BigInt(leadMs) * 1_000_000n;
-  const stepNs = BigInt(Math.round(spacingMs * 1e6));
+  const due = probeTimes(leadMs, spacingMs);
   const leadNs = BigInt(leadMs) * 1_000_000n;
-  const due = (i: number): bigint => firstNs + BigInt(i) * stepNs + BigInt((i * 7919) % 1000) * 1000n;
   let running = true;
   let count = 0;
   const loop = (async () => {
     for (let batch = 0; running; batch++) {
       const base = batch * BATCH;
       const waitMs = Number(due(base) - leadNs - wallNs()) / 1e6;
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      if (waitMs > 0) await sleep(waitMs);
       await loadSets(daemon.tcp, 1, BATCH, `${pattern}b${batch}`, (_c, i) => due(base + i));
       count += BATCH;
     }

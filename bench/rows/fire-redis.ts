@@ -1,29 +1,14 @@
 // Row 4b: fire rate of a redis RPUSH rule (127.0.0.1:6379, a new connection per execution as
 // the spec says): 10 000 jobs all due at one instant, jobs/s until STAT says all have run.
 // Skipped, with a note, when no Redis answers there. The list is checked and deleted after.
-import { canConnect } from '../../test/helpers/services.ts';
 import { randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
+import { canConnect } from '../../test/helpers/services.ts';
 import { fireRate } from '../lib/fire.ts';
+import { listLengthThenDelete, REDIS_URL } from '../lib/redis-list.ts';
 import type { Figure, Row } from '../lib/suite.ts';
 
 const COUNT = 10_000;
-const URL = 'redis://127.0.0.1:6379/0';
 const LABEL = `fire rate, redis RPUSH to 127.0.0.1:6379, ${COUNT.toLocaleString('en')} jobs due at once`;
-
-
-async function listLengthThenDelete(key: string): Promise<number> {
-  const admin = createClient({ url: URL });
-  admin.on('error', () => {});
-  await admin.connect();
-  try {
-    const length = await admin.lLen(key);
-    await admin.del(key);
-    return length;
-  } finally {
-    admin.destroy();
-  }
-}
 
 export const row: Row = {
   name: 'fire-redis',
@@ -34,7 +19,7 @@ export const row: Row = {
     let length = 0;
     let r;
     try {
-      r = await fireRate('fire-redis', COUNT, `redis ${URL} RPUSH ${key}`, opts.progress);
+      r = await fireRate('fire-redis', COUNT, `redis ${REDIS_URL} RPUSH ${key}`, opts.progress);
     } finally {
       length = await listLengthThenDelete(key);
     }

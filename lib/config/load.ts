@@ -5,6 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
+import { httpUrlError } from '../domain/runner-validate.ts';
 import { StartupError } from '../errors.ts';
 import { parseListen } from './listen.ts';
 import { SCHEMA, type Config, type KeyDef, type SectionName } from './schema.ts';
@@ -115,7 +116,7 @@ function checkValue(key: string, def: KeyDef, value: unknown): unknown {
       return addr;
     }
     case 'url':
-      if (typeof value !== 'string' || !isHttpUrl(value)) throw bad(key, `must be an http:// or https:// URL, got ${show(value)}`);
+      if (typeof value !== 'string' || httpUrlError(value) !== null) throw bad(key, `must be an http:// or https:// URL, got ${show(value)}`);
       return value;
     case 'path':
     case 'string':
@@ -138,11 +139,6 @@ function checkCrossFields(config: Config): void {
   let isFile = false;
   try { isFile = statSync(shell).isFile(); } catch { /* reported below */ }
   if (!isFile) throw bad('shell.path', `"${shell}" does not exist or is not a file`);
-}
-
-function isHttpUrl(text: string): boolean {
-  if (!/^https?:\/\//i.test(text)) return false;
-  try { return new URL(text).host !== ''; } catch { return false; }
 }
 
 export function isTable(v: unknown): v is Raw {

@@ -86,7 +86,7 @@ function parseServerUrl(
   try {
     url = new URL(s);
   } catch {
-    return `${label} is not a valid URL`;
+    return 'http url is not a valid URL';
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (host === '') return `${label} has no host`;
@@ -148,10 +148,11 @@ export function parseRedisUrl(url: string): RedisUrlParts | string {
   };
 }
 
-function validateHttpUrl(url: unknown): string | null {
-  const err = checkString('http url', url, { nonEmpty: true });
-  if (err !== null) return err;
-  const s = url as string;
+/**
+ * The one http(s) URL check (rules, the http runner, the configuration): null when `s` starts
+ * with `http://` or `https://` (lowercase), parses, and names a host; else why not.
+ */
+export function httpUrlError(s: string): string | null {
   if (!s.startsWith('http://') && !s.startsWith('https://')) return 'http url must start with http:// or https://';
   let parsed: URL;
   try {
@@ -160,6 +161,10 @@ function validateHttpUrl(url: unknown): string | null {
     return 'http url is not a valid URL';
   }
   return parsed.hostname === '' ? 'http url has no host' : null;
+}
+
+function validateHttpUrl(url: unknown): string | null {
+  return checkString('http url', url, { nonEmpty: true }) ?? httpUrlError(url as string);
 }
 
 function validateEach(

@@ -6,7 +6,7 @@ import { runProcess } from './process.ts';
 
 type AwfSpec = Extract<RunnerSpec, { type: 'awf' }>;
 
-export const AWF_COMMAND = 'awf';
+const AWF_COMMAND = 'awf';
 
 export function awfArgv(spec: AwfSpec): string[] {
   const argv = [AWF_COMMAND, 'run', spec.workflow];

@@ -6,10 +6,6 @@ import { runProcess } from './process.ts';
 
 type DirectSpec = Extract<RunnerSpec, { type: 'direct' }>;
 
-export function directArgv(spec: DirectSpec): string[] {
-  return [spec.executable, ...spec.args];
-}
-
 export function runDirect(exec: Execution, spec: DirectSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
-  return runProcess(directArgv(spec), exec, ctx.log, signal);
+  return runProcess([spec.executable, ...spec.args], exec, ctx.log, signal);
 }

@@ -17,13 +17,14 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { type Method } from 'got';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
+import { httpUrlError } from '../domain/runner-validate.ts';
 import { errorText, type Execution, type RunnerContext } from './execution.ts';
 import { redactUrl } from './redact.ts';
 
 type HttpSpec = Extract<RunnerSpec, { type: 'http' }>;
 
 /** Beyond this much response body the socket is dropped instead of drained for reuse. */
-export const MAX_DRAIN_BYTES = 1 << 20;
+const MAX_DRAIN_BYTES = 1 << 20;
 
 const client = got.extend({
   retry: { limit: 0 },
@@ -39,21 +40,14 @@ export function httpBody(exec: Execution): string {
   return `{"job_id":${JSON.stringify(exec.jobId)},"execution":${exec.execution.toString()}}`;
 }
 
-function isHttpUrl(raw: string): boolean {
-  try {
-    const { protocol } = new URL(raw);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
 export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
   const log = ctx.log;
   // URLs may carry userinfo too; logs only ever see the redacted form.
   const where = redactUrl(spec.url);
-  if (!isHttpUrl(spec.url)) {
-    log.warn('http runner: url is not an http:// or https:// URL');
+  // The check `RULE SET` stores with: anything else (an old logfile) fails the job.
+  const urlError = httpUrlError(spec.url);
+  if (urlError !== null) {
+    log.warn({ url: where }, `http runner: ${urlError}`);
     return Promise.resolve(false);
   }
   if (signal.aborted) return Promise.resolve(false);

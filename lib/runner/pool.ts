@@ -10,7 +10,7 @@
 //   the process is going away and the job stays `triggered` (re-dispatched after restart).
 // - After stop() begins, nothing new starts: queued executions are dropped, later submits too.
 import { performance } from 'node:perf_hooks';
-import { errorText, type Execution, type RunnerContext } from './execution.ts';
+import { errorText, type Execution, type RunnerContext, type RunnerFn } from './execution.ts';
 import { runExecution } from './run.ts';
 
 export interface RunnerPoolOptions {
@@ -18,7 +18,7 @@ export interface RunnerPoolOptions {
   ctx: RunnerContext;
   onResult: (exec: Execution, success: boolean, durationMs: number) => void;
   /** The runner dispatch; tests inject fakes. Defaults to runExecution. */
-  run?: typeof runExecution;
+  run?: RunnerFn;
 }
 
 /** Dequeued slots are compacted away once at least this many sit before the head. */
@@ -30,7 +30,7 @@ export class RunnerPool {
   readonly maxInflight: number;
   readonly #ctx: RunnerContext;
   readonly #onResult: RunnerPoolOptions['onResult'];
-  readonly #run: typeof runExecution;
+  readonly #run: RunnerFn;
   #queue: (Execution | undefined)[] = [];
   #head = 0;
   readonly #running = new Set<AbortController>();
@@ -136,15 +136,13 @@ export class RunnerPool {
     } catch (err) {
       outcome = Promise.reject(err);
     }
-    outcome
-      .then(
-        (ok) => ok === true,
-        (err: unknown) => {
-          this.#ctx.log.error({ attempt: exec.attempt, job: exec.jobId, err: errorText(err) }, 'runner failed unexpectedly');
-          return false;
-        },
-      )
-      .then((ok) => this.#finish(controller, exec, ok, performance.now() - started));
+    outcome.then(
+      (ok) => this.#finish(controller, exec, ok === true, performance.now() - started),
+      (err: unknown) => {
+        this.#ctx.log.error({ attempt: exec.attempt, job: exec.jobId, err: errorText(err) }, 'runner failed unexpectedly');
+        this.#finish(controller, exec, false, performance.now() - started);
+      },
+    );
   }
 
   #finish(controller: AbortController, exec: Execution, ok: boolean, durationMs: number): void {

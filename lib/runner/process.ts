@@ -50,7 +50,7 @@ export class OutputTail {
   }
 }
 
-export function childEnv(exec: Execution): NodeJS.ProcessEnv {
+function childEnv(exec: Execution): NodeJS.ProcessEnv {
   return { ...process.env, TICKD_JOB_ID: exec.jobId, TICKD_JOB_EXECUTION: exec.execution.toString() };
 }
 

@@ -6,10 +6,6 @@ import { runProcess } from './process.ts';
 
 type ShellSpec = Extract<RunnerSpec, { type: 'shell' }>;
 
-export function shellArgv(spec: ShellSpec, ctx: RunnerContext): string[] {
-  return [ctx.shellPath, ...ctx.shellArgs, spec.command];
-}
-
 export function runShell(exec: Execution, spec: ShellSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
-  return runProcess(shellArgv(spec, ctx), exec, ctx.log, signal);
+  return runProcess([ctx.shellPath, ...ctx.shellArgs, spec.command], exec, ctx.log, signal);
 }

@@ -105,8 +105,8 @@ export class LineClient {
 }
 
 /** STAT as a map. */
-export async function stat(client: LineClient, rid = 'st'): Promise<Map<string, string>> {
-  const lines = await client.request(rid, 'STAT');
+export async function stat(client: LineClient, rid = 'st', timeoutMs = 5000): Promise<Map<string, string>> {
+  const lines = await client.request(rid, 'STAT', timeoutMs);
   const m = new Map<string, string>();
   for (const l of lines.slice(0, -1)) {
     const [, key, value] = l.split(' ');
