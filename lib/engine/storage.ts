@@ -28,8 +28,9 @@ export function applyRecord(jobs: JobStore, rules: RuleStore, rec: LogRecord): v
     case 'job.removed': jobs.delete(rec.id); return;
     case 'rule.removed': rules.delete(rec.id); return;
     default: {
+      // JSON.stringify would throw on a job's bigint execution: name the tag instead
       const never: never = rec;
-      throw new Error(`unknown record ${JSON.stringify(never)}`);
+      throw new Error(`unknown record type ${String((never as { t: unknown }).t)}`);
     }
   }
 }

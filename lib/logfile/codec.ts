@@ -24,10 +24,11 @@
 // RecordDecodeError naming the absolute byte offset in the file. Iterating the frames of a
 // buffer (and telling a torn tail from corruption) is frames.ts.
 import { isUtf8 } from 'node:buffer';
-import { JOB_STATUSES } from '../domain/job.ts';
+import { JOB_STATUSES, statusCode } from '../domain/job.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
 import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
+import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import type { HttpMethod, RedisCommand, RunnerSpec } from '../domain/runner-spec.ts';
 import type { LogRecord } from './record.ts';
 
@@ -109,9 +110,6 @@ function runnerSize(r: RunnerSpec): number {
     case 'redis': return 1 + strSize(r.url, 'redis url') + strSize(r.command, 'redis command') + strSize(r.key, 'redis key');
   }
 }
-
-const I64_MIN = -(2n ** 63n);
-const I64_MAX = 2n ** 63n - 1n;
 
 function payloadSize(rec: LogRecord): number {
   switch (rec.t) {
@@ -207,7 +205,7 @@ export function writeFrame(rec: LogRecord, size: number, buf: Buffer, at: number
       buf[p] = TYPE_JOB;
       p = putStr(buf, p + 1, rec.job.id);
       putI64(buf, p, rec.job.execution);
-      buf[p + 8] = JOB_STATUSES.indexOf(rec.job.status);
+      buf[p + 8] = statusCode(rec.job.status);
       p += 9;
       break;
     case 'rule':

@@ -40,7 +40,7 @@ import type { CompressionState } from '../domain/stat.ts';
 import type { Logger } from '../log.ts';
 import type { FoldJob, FoldReply } from './compact-worker.ts';
 import type { FoldResult } from './fold.ts';
-import { compactingPath, exists, fsyncDir, toCompressPath } from './fsutil.ts';
+import { compactingPath, exists, fsyncDir, toCompressPath, writeFully } from './fsutil.ts';
 import type { FileJournal } from './writer.ts';
 
 export type CompactionOutcome = 'success' | 'failure' | 'skipped';
@@ -225,16 +225,20 @@ export class Compactor {
     this.checkStopped();
 
     const out = await open(output, 'a');
+    // The log's inode stays put until our own rename below: one descriptor serves every pass.
+    let source: FileHandle | null = null;
     try {
+      const from = await open(path, 'r');
+      source = from;
       // Catch up without holding the journal until little is left, so that the pause that
       // follows (copy the rest, sync, rename) stays short even under heavy writing.
       let copied = 0;
       for (let pass = 0; pass < 5 && journal.durableBytes - copied > SWAP_CATCH_UP_BYTES; pass++) {
-        copied = await copyRange(path, out, copied, journal.durableBytes);
+        copied = await copyRange(from, path, out, copied, journal.durableBytes);
         await out.sync();
       }
       await journal.exclusive(async () => {
-        copied = await copyRange(path, out, copied, journal.durableBytes);
+        copied = await copyRange(from, path, out, copied, journal.durableBytes);
         await out.sync();
         const swapped = await journal.openFile(output); // its descriptor follows the rename
         try {
@@ -247,29 +251,22 @@ export class Compactor {
         await fsyncDir(path);
       });
     } finally {
+      await source?.close();
       await out.close();
     }
     return folded;
   }
 }
 
-/** Appends bytes [from, to) of the file at `src` to `dst`; returns `to`. */
-async function copyRange(src: string, dst: FileHandle, from: number, to: number): Promise<number> {
+/** Appends bytes [from, to) of `src` (the file at `srcPath`) to `dst`; returns `to`. */
+async function copyRange(src: FileHandle, srcPath: string, dst: FileHandle, from: number, to: number): Promise<number> {
   if (to <= from) return from;
-  const input = await open(src, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(Math.min(COPY_CHUNK_BYTES, to - from));
-    for (let at = from; at < to;) {
-      const { bytesRead } = await input.read(buf, 0, Math.min(buf.length, to - at), at);
-      if (bytesRead === 0) throw new Error(`${src} is shorter than its durable length ${to}`);
-      for (let done = 0; done < bytesRead;) {
-        const { bytesWritten } = await dst.write(buf, done, bytesRead - done);
-        done += bytesWritten;
-      }
-      at += bytesRead;
-    }
-  } finally {
-    await input.close();
+  const buf = Buffer.allocUnsafe(Math.min(COPY_CHUNK_BYTES, to - from));
+  for (let at = from; at < to;) {
+    const { bytesRead } = await src.read(buf, 0, Math.min(buf.length, to - at), at);
+    if (bytesRead === 0) throw new Error(`${srcPath} is shorter than its durable length ${to}`);
+    await writeFully(dst, buf.subarray(0, bytesRead));
+    at += bytesRead;
   }
   return to;
 }

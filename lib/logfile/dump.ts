@@ -8,7 +8,7 @@
 // it), 2 usage error.
 import { open } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { isRemoval, recordKey } from './frames.ts';
+import { foldRecord, isRemoval, recordKey } from './frames.ts';
 import { formatRecord } from './dump-format.ts';
 import type { DumpFormat } from './dump-format.ts';
 import { followLogfile } from './dump-follow.ts';
@@ -75,11 +75,7 @@ export async function runDump(argv: string[], out: NodeJS.WritableStream, err: N
     if (isRemoval(rec)) shown.delete(recordKey(rec));
     else shown.set(recordKey(rec), line);
   };
-  const visit = latest === null ? show : (rec: LogRecord) => {
-    const key = recordKey(rec);
-    latest.delete(key);
-    if (!isRemoval(rec)) latest.set(key, rec);
-  };
+  const visit = latest === null ? show : (rec: LogRecord) => foldRecord(latest, rec, () => rec);
   try {
     const { size, ino } = await handle.stat();
     const end = await readRange(handle, args.path, 0, size, visit, sink);

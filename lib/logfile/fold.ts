@@ -4,8 +4,8 @@
 // loop. Frames are copied byte for byte (after being fully decoded, so a damaged source is
 // refused rather than propagated): the output is a valid logfile replaying to the same state.
 import { open } from 'node:fs/promises';
-import { isRemoval, recordKey } from './frames.ts';
-import { LOGFILE_MODE } from './fsutil.ts';
+import { foldRecord } from './frames.ts';
+import { LOGFILE_MODE, writeFully } from './fsutil.ts';
 import { scanFile } from './replay.ts';
 
 const WRITE_CHUNK_BYTES = 1024 * 1024;
@@ -27,12 +27,8 @@ export async function foldLogfile(src: string, dst: string): Promise<FoldResult>
   let inputBytes;
   try {
     inputBytes = (await input.stat()).size;
-    scan = await scanFile(input, src, 0, inputBytes, (rec, buf, start, end) => {
-      const key = recordKey(rec);
-      // delete first so that a re-created entry moves to the end: order stays "by last write"
-      latest.delete(key);
-      if (!isRemoval(rec)) latest.set(key, Buffer.from(buf.subarray(start, end)));
-    });
+    // the frame is copied out: `buf` is reused for the next chunk
+    scan = await scanFile(input, src, 0, inputBytes, (rec, buf, start, end) => foldRecord(latest, rec, () => Buffer.from(buf.subarray(start, end))));
   } finally {
     await input.close();
   }
@@ -46,13 +42,13 @@ export async function foldLogfile(src: string, dst: string): Promise<FoldResult>
       batch.push(frame);
       batchBytes += frame.length;
       if (batchBytes >= WRITE_CHUNK_BYTES) {
-        await writeFully(output, batch, batchBytes);
+        await writeFully(output, Buffer.concat(batch, batchBytes));
         outputBytes += batchBytes;
         batch = [];
         batchBytes = 0;
       }
     }
-    if (batchBytes > 0) await writeFully(output, batch, batchBytes);
+    if (batchBytes > 0) await writeFully(output, Buffer.concat(batch, batchBytes));
     outputBytes += batchBytes;
     await output.sync();
   } finally {
@@ -65,14 +61,4 @@ export async function foldLogfile(src: string, dst: string): Promise<FoldResult>
     outputBytes,
     tornBytes: inputBytes - scan.tornAt,
   };
-}
-
-async function writeFully(handle: Awaited<ReturnType<typeof open>>, buffers: Buffer[], total: number): Promise<void> {
-  const data = Buffer.concat(buffers, total);
-  let at = 0;
-  while (at < data.length) {
-    const { bytesWritten } = await handle.write(data, at, data.length - at);
-    if (!(bytesWritten > 0)) throw new Error('write made no progress');
-    at += bytesWritten;
-  }
 }

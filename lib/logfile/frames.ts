@@ -1,5 +1,5 @@
-// Frames in a buffer: the iteration that replay, compaction and dump build on, and the fold
-// key of a record. A frame whose declared length runs past the end of the data is
+// Frames in a buffer: the one iteration that replay, compaction and dump build on (through
+// replay.ts scanFile), and the fold of records to their last state. A frame whose declared length runs past the end of the data is
 // "incomplete" (a torn tail when it is the last one), never an error here; a complete frame
 // that does not decode throws RecordDecodeError; a declared length above MAX_PAYLOAD_BYTES is
 // corruption even when incomplete, so one damaged header cannot pass for a torn tail.
@@ -20,7 +20,7 @@ function payloadLength(buf: Buffer, at: number, stop: number, baseOffset: number
 }
 
 /**
- * Decodes every complete frame of buf[start, stop) in order, calling onRecord with the record
+ * Decodes every complete frame of buf[0, stop) in order, calling onRecord with the record
  * and the frame's bounds in `buf`. Returns the index where the first incomplete frame starts
  * (== stop when none is). No per-record Buffer is made: strings are copied out directly.
  */
@@ -28,38 +28,14 @@ export function forEachFrame(
   buf: Buffer,
   baseOffset: number,
   onRecord: (rec: LogRecord, frameStart: number, frameEnd: number) => void,
-  start = 0,
   stop = buf.length,
 ): number {
-  let at = start;
+  let at = 0;
   for (;;) {
     const len = payloadLength(buf, at, stop, baseOffset);
     if (len < 0 || at + FRAME_HEADER_BYTES + len > stop) return at;
     const frameEnd = at + FRAME_HEADER_BYTES + len;
     onRecord(decodePayload(buf, at + FRAME_HEADER_BYTES, frameEnd, baseOffset), at, frameEnd);
-    at = frameEnd;
-  }
-}
-
-export type FrameItem =
-  | { readonly t: 'record'; readonly record: LogRecord; readonly offset: number; readonly size: number }
-  | { readonly t: 'torn'; readonly offset: number; readonly bytes: number };
-
-/**
- * The frames of a whole buffer: one item per record, then at most one `torn` item for an
- * incomplete final frame. A complete frame that does not decode throws RecordDecodeError.
- */
-export function* decodeFrames(buf: Buffer, baseOffset = 0): Generator<FrameItem, void, undefined> {
-  let at = 0;
-  while (at < buf.length) {
-    const len = payloadLength(buf, at, buf.length, baseOffset);
-    if (len < 0 || at + FRAME_HEADER_BYTES + len > buf.length) {
-      yield { t: 'torn', offset: baseOffset + at, bytes: buf.length - at };
-      return;
-    }
-    const frameEnd = at + FRAME_HEADER_BYTES + len;
-    const record = decodePayload(buf, at + FRAME_HEADER_BYTES, frameEnd, baseOffset);
-    yield { t: 'record', record, offset: baseOffset + at, size: frameEnd - at };
     at = frameEnd;
   }
 }
@@ -76,4 +52,14 @@ export function recordKey(rec: LogRecord): string {
 
 export function isRemoval(rec: LogRecord): boolean {
   return rec.t === 'job.removed' || rec.t === 'rule.removed';
+}
+
+/**
+ * Folds `rec` into `state` the way compaction does: one value per entry, in order of last
+ * write (a re-created entry moves to the end), and a removal drops its entry.
+ */
+export function foldRecord<V>(state: Map<string, V>, rec: LogRecord, value: () => V): void {
+  const key = recordKey(rec);
+  state.delete(key);
+  if (!isRemoval(rec)) state.set(key, value());
 }

@@ -1,7 +1,8 @@
-// Small filesystem helpers shared by the journal, the replay and the compactor.
+// Small filesystem helpers shared by the journal, the replay, the fold and the compactor.
 // Durability rule they serve: a rename or a file creation is only trusted once the directory
 // that holds it has been fsynced.
 import { open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** Files the logfile code creates may hold credentials (amqp/redis URLs): owner-only. */
@@ -37,5 +38,14 @@ export async function exists(path: string): Promise<boolean> {
   } catch (err) {
     if (isNotFound(err)) return false;
     throw err;
+  }
+}
+
+/** Writes all of `data` at the handle's position (a write may be short). */
+export async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
+  for (let at = 0; at < data.length;) {
+    const { bytesWritten } = await handle.write(data, at, data.length - at);
+    if (!(bytesWritten > 0)) throw new Error('write made no progress');
+    at += bytesWritten;
   }
 }

@@ -54,15 +54,14 @@ export async function replayLogfile(path: string, onRecord: (rec: LogRecord) => 
   }
   try {
     const { size } = await handle.stat();
-    const scan = await scanFile(handle, path, 0, size, (rec) => onRecord(rec));
-    if (scan.tornAt < size) {
-      const tornBytes = size - scan.tornAt;
+    const scan = await scanFile(handle, path, 0, size, onRecord);
+    const tornBytes = size - scan.tornAt;
+    if (tornBytes > 0) {
       log.warn({ path, offset: scan.tornAt, bytes: tornBytes }, 'logfile ends with an incomplete record (a torn write); cutting it off');
       await handle.truncate(scan.tornAt);
       await handle.sync();
-      return { records: scan.records, tornBytes };
     }
-    return { records: scan.records, tornBytes: 0 };
+    return { records: scan.records, tornBytes };
   } finally {
     await handle.close();
   }
@@ -115,7 +114,7 @@ export async function scanFile(handle: FileHandle, path: string, from: number, s
     }
     let used: number;
     try {
-      used = forEachFrame(buf, bufAt, onRecord, 0, have);
+      used = forEachFrame(buf, bufAt, onRecord, have);
     } catch (err) {
       if (!(err instanceof RecordDecodeError)) throw err;
       if (await zeroFrom(handle, err.frameOffset, size)) return { records, tornAt: err.frameOffset };

@@ -1,4 +1,4 @@
-// The journals the engine persists through (record.ts `Journal`).
+// The journal the engine persists through (record.ts `Journal`); memory mode has none.
 //
 // FileJournal does group commit. append() encodes the frame at once into a pending chunk
 // list (so a record that cannot be stored throws right there); flush() asks for a "round":
@@ -316,16 +316,5 @@ export class FileJournal implements Journal {
   private whenIdle(): Promise<void> {
     if (this.inflight === null) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-}
-
-/** Memory mode: nothing is written and nothing is kept, so memory never grows with writes. */
-export class MemoryJournal implements Journal {
-  append(_rec: LogRecord): void {}
-  flush(): Promise<void> {
-    return Promise.resolve();
-  }
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }

@@ -2,8 +2,7 @@
 // interface.md "Persisted encoding"), plus every way a frame can be malformed.
 import { expect } from 'chai';
 import { decodePayload, encodeRecord, MAX_PAYLOAD_BYTES, RecordDecodeError, RecordEncodeError } from '../../../lib/logfile/codec.ts';
-import { decodeFrames, forEachFrame, isRemoval, recordKey } from '../../../lib/logfile/frames.ts';
-import type { FrameItem } from '../../../lib/logfile/frames.ts';
+import { foldRecord, forEachFrame, isRemoval, recordKey } from '../../../lib/logfile/frames.ts';
 import type { LogRecord } from '../../../lib/logfile/record.ts';
 
 /** Bytes from numbers and ASCII text (text is spelled out only to keep the vectors readable). */
@@ -83,11 +82,11 @@ describe('logfile/codec', () => {
   describe('frames', () => {
     const all = Buffer.concat(VECTORS.map(([, , p]) => frame(p)));
 
-    it('decodeFrames yields every record with its file offset', () => {
-      const items = [...decodeFrames(all, 1000)];
-      expect(items.map((i) => (i.t === 'record' ? i.record : null))).to.deep.equal(VECTORS.map(([, r]) => r));
-      const first = items[1] as Extract<FrameItem, { t: 'record' }>;
-      expect(first.offset).to.equal(1000 + frame(VECTORS[0]![2]).length);
+    it('forEachFrame gives every record with its frame bounds', () => {
+      const items: { record: LogRecord; start: number; end: number }[] = [];
+      expect(forEachFrame(all, 1000, (record, start, end) => items.push({ record, start, end }))).to.equal(all.length);
+      expect(items.map((i) => i.record)).to.deep.equal(VECTORS.map(([, r]) => r));
+      expect(items[1]!.start).to.equal(frame(VECTORS[0]![2]).length);
     });
 
     it('forEachFrame stops before an incomplete frame and says where', () => {
@@ -98,18 +97,18 @@ describe('logfile/codec', () => {
       expect(seen).to.have.length(1);
     });
 
-    it('reports a torn tail (partial header, partial payload) apart from records', () => {
+    it('tells a torn tail (partial header, partial payload) apart from records', () => {
       const one = frame(VECTORS[0]![2]);
       for (const cut of [1, 3, 4, one.length - 1]) {
-        const items = [...decodeFrames(Buffer.concat([one, one.subarray(0, cut)]), 10)];
-        expect(items[0]!.t).to.equal('record');
-        expect(items[1]).to.deep.equal({ t: 'torn', offset: 10 + one.length, bytes: cut });
+        const seen: LogRecord[] = [];
+        expect(forEachFrame(Buffer.concat([one, one.subarray(0, cut)]), 10, (r) => seen.push(r))).to.equal(one.length);
+        expect(seen).to.have.length(1);
       }
     });
 
     it('treats a frame length beyond the limit as corruption, not as a torn tail', () => {
       const buf = Buffer.concat([frame(VECTORS[0]![2]), bytes(0x7f, 0xff, 0xff, 0xff, 0)]);
-      expect(() => [...decodeFrames(buf, 0)]).to.throw(RecordDecodeError, /byte offset 20 .*exceeds/);
+      expect(() => forEachFrame(buf, 0, () => {})).to.throw(RecordDecodeError, /byte offset 20 .*exceeds/);
       expect(MAX_PAYLOAD_BYTES).to.be.below(0x7fffffff);
     });
   });
@@ -120,6 +119,20 @@ describe('logfile/codec', () => {
     expect(recordKey({ t: 'job.removed', id: 'toto' })).to.equal(keys[0]);
     expect(recordKey({ t: 'rule.removed', id: 't' })).to.equal(keys[7]);
     expect(VECTORS.map(([, r]) => isRemoval(r)).filter(Boolean)).to.have.length(2);
+  });
+
+  it('foldRecord keeps the last state per entry in last-write order and drops removed entries', () => {
+    const job = (id: string, execution: bigint): LogRecord => ({ t: 'job', job: { id, execution, status: 'planned' } });
+    const state = new Map<string, LogRecord>();
+    for (const rec of [job('a', 1n), job('b', 2n), job('a', 3n), { t: 'job.removed', id: 'b' } as const, job('c', 4n)]) {
+      foldRecord(state, rec, () => rec);
+    }
+    expect([...state.values()]).to.deep.equal([job('a', 3n), job('c', 4n)]);
+  });
+
+  it('refuses to encode a job status it has no byte for', () => {
+    const bad = { t: 'job', job: { id: 'x', execution: 1n, status: 'lost' } } as unknown as LogRecord;
+    expect(() => encodeRecord(bad)).to.throw(RangeError, /lost/);
   });
 
   describe('malformed payloads are rejected with the file offset', () => {
@@ -169,7 +182,7 @@ describe('logfile/codec', () => {
     });
     it('a corrupt complete frame in a stream throws rather than being skipped', () => {
       const buf = Buffer.concat([frame(VECTORS[0]![2]), frame(bytes(7)), frame(VECTORS[1]![2])]);
-      expect(() => [...decodeFrames(buf, 0)]).to.throw(RecordDecodeError, /record at byte offset 20 /);
+      expect(() => forEachFrame(buf, 0, () => {})).to.throw(RecordDecodeError, /record at byte offset 20 /);
     });
   });
 

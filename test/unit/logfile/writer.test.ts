@@ -5,9 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLogger } from '../../../lib/log.ts';
 import { encodeRecord, RecordEncodeError } from '../../../lib/logfile/codec.ts';
-import { decodeFrames } from '../../../lib/logfile/frames.ts';
+import { forEachFrame } from '../../../lib/logfile/frames.ts';
 import type { LogRecord } from '../../../lib/logfile/record.ts';
-import { FileJournal, JournalClosedError, JournalWriteError, MemoryJournal, openAppendFile } from '../../../lib/logfile/writer.ts';
+import { FileJournal, JournalClosedError, JournalWriteError, openAppendFile } from '../../../lib/logfile/writer.ts';
 import type { JournalFile, OpenJournalFile } from '../../../lib/logfile/writer.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
@@ -65,7 +65,9 @@ async function fakeJournal(fsync = true): Promise<{ journal: FileJournal; file: 
 }
 
 function recordsIn(buf: Buffer): LogRecord[] {
-  return [...decodeFrames(buf)].map((i) => (i.t === 'record' ? i.record : (() => { throw new Error('torn'); })()));
+  const records: LogRecord[] = [];
+  if (forEachFrame(buf, 0, (r) => records.push(r)) !== buf.length) throw new Error('torn');
+  return records;
 }
 
 /** Lets the journal run until `check` holds (bounded number of event-loop turns). */
@@ -277,11 +279,4 @@ describe('logfile/writer', () => {
     expect(recordsIn(readFileSync(path))).to.have.length(201);
   });
 
-  it('MemoryJournal resolves at once and keeps nothing', async () => {
-    const journal = new MemoryJournal();
-    for (let i = 0; i < 1000; i++) journal.append(job(`m${i}`));
-    await journal.flush();
-    await journal.close();
-    expect(Object.keys(journal)).to.deep.equal([]); // no field to grow
-  });
 });
