@@ -2,6 +2,7 @@
 // its LISTRULES / RULE SET form, and a value as one argument, bare when safe, else in double
 // quotes with `\"` and `\\` (decisions §6). Shared by the protocol formatter and `tickd dump`,
 // so a listed or dumped rule pastes back as a RULE SET command.
+import type { Rule } from './rule.ts';
 import type { RunnerSpec } from './runner-spec.ts';
 
 const NEEDS_QUOTES = /[\x00-\x20"\\\x7f]/;
@@ -36,4 +37,11 @@ export function runnerTokens(r: RunnerSpec): string[] {
       return never;
     }
   }
+}
+
+/** `<rule_id> <pattern> <runner_type> <runner_args...>`: the arguments of a `RULE SET` for this rule. */
+export function formatRuleArgs(rule: Rule): string {
+  const parts = [quoteArg(rule.id), quoteArg(rule.pattern)];
+  for (const t of runnerTokens(rule.runner)) parts.push(quoteArg(t));
+  return parts.join(' ');
 }

@@ -14,7 +14,7 @@
 //   {"type":"rule","id":...,"pattern":...,"runner":{"type":"shell","command":...}}
 //   {"type":"job.removed","id":...}   {"type":"rule.removed","id":...}
 // Runners use the HTTP object form of decisions §8 for every kind.
-import { quoteArg, runnerTokens } from '../domain/arguments.ts';
+import { formatRuleArgs, quoteArg } from '../domain/arguments.ts';
 import type { LogRecord } from './record.ts';
 
 export type DumpFormat = 'text' | 'json';
@@ -28,7 +28,7 @@ export function formatText(rec: LogRecord): string {
     case 'job':
       return `${rec.job.status} SET ${quoteArg(rec.job.id)} ${rec.job.execution}`;
     case 'rule':
-      return ['rule', 'RULE', 'SET', ...[rec.rule.id, rec.rule.pattern, ...runnerTokens(rec.rule.runner)].map(quoteArg)].join(' ');
+      return `rule RULE SET ${formatRuleArgs(rec.rule)}`;
     case 'job.removed':
       return `removed REMOVE ${quoteArg(rec.id)}`;
     case 'rule.removed':

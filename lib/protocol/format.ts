@@ -13,12 +13,12 @@
 import type { Reply } from '../domain/command.ts';
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
-import { quoteArg, runnerTokens } from '../domain/arguments.ts';
+import { formatRuleArgs, quoteArg, runnerTokens } from '../domain/arguments.ts';
 import type { StatValues } from '../domain/stat.ts';
 import { STAT_KEYS } from '../domain/stat.ts';
 import { invalidArgs } from '../errors.ts';
 
-export { quoteArg, runnerTokens };
+export { formatRuleArgs, quoteArg, runnerTokens };
 
 const HAS_LINE_BREAK = /[\r\n]/;
 const LINE_BREAKS = /[\r\n]/g;
@@ -26,13 +26,6 @@ const LINE_BREAKS = /[\r\n]/g;
 /** Request ids and messages are echoed as text: a CR or LF in them could forge a reply line. */
 function oneLine(s: string): string {
   return HAS_LINE_BREAK.test(s) ? s.replace(LINE_BREAKS, ' ') : s;
-}
-
-/** `<rule_id> <pattern> <runner_type> <runner_args...>`: the arguments of a `RULE SET` for this rule. */
-export function formatRuleArgs(rule: Rule): string {
-  const parts = [quoteArg(rule.id), quoteArg(rule.pattern)];
-  for (const t of runnerTokens(rule.runner)) parts.push(quoteArg(t));
-  return parts.join(' ');
 }
 
 function jobLines(rid: string, jobs: readonly Job[]): string {
