@@ -14,6 +14,7 @@ import { loadTokenFile, type TokenEntry } from '../lib/config/tokens.ts';
 import { StartupError } from '../lib/errors.ts';
 import { createLogger } from '../lib/log.ts';
 import { Engine } from '../lib/engine/engine.ts';
+import { combineObservers, firingLog } from '../lib/engine/observers.ts';
 import { buildStat, type StatSources } from '../lib/engine/stats.ts';
 import { openStorage } from '../lib/engine/storage.ts';
 import { JobStore } from '../lib/store/jobs.ts';
@@ -123,7 +124,10 @@ export async function runPrimary(action: RunAction): Promise<void> {
     stat: () => buildStat(statSources),
     onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
     onCommandError: (err) => log.error({ err }, 'command failed; answered ERROR internal'),
-    observer: instruments === null ? undefined : engineObserver(instruments),
+    observer: combineObservers([
+      instruments === null ? null : engineObserver(instruments),
+      log.debug() ? firingLog(log.child({ component: 'scheduler' })) : null,
+    ]),
   });
 
   const supervisor = new Supervisor({

@@ -75,3 +75,25 @@ export function rollingProbes(daemon: Daemon, pattern: string, spacingMs: number
     },
   };
 }
+
+export interface Firing {
+  readonly jobId: string;
+  readonly executionNs: bigint;
+  /** The daemon's own figure: its tick's wall time minus the job's execution time. */
+  readonly latenessMs: number;
+}
+
+/**
+ * The daemon's `job fired` debug log lines (lib/engine/observers.ts) for jobs under `pattern`:
+ * lateness as the issue defines it, the time of `triggered` against `execution`, measured
+ * inside the primary, so neither the runner nor the bench's event loop is in it.
+ */
+export function firingsOf(daemon: Daemon, pattern: string): Firing[] {
+  const out: Firing[] = [];
+  for (const line of daemon.stderr) {
+    if (!line.includes('"job fired"')) continue;
+    const rec = JSON.parse(line) as { job: string; execution: string; lateness_ms: number };
+    if (rec.job.startsWith(pattern)) out.push({ jobId: rec.job, executionNs: BigInt(rec.execution), latenessMs: rec.lateness_ms });
+  }
+  return out;
+}

@@ -1,18 +1,18 @@
 // Row 5: firing lateness with 100 000 and then 1 000 000 pending (far-future) jobs, memory
 // mode, framerate 512. The pending jobs are loaded with pipelined SETs; then 2 000 probe jobs
 // are scheduled 2 ms apart, due from 1 s ahead, on an http rule whose sink (in this process)
-// records arrival times. Lateness = arrival wall time - the job's execution time from the
-// body: tick + dispatch + the HTTP request + the sink's event loop, an honest upper bound on
-// the scheduler's own lateness. Both clocks are the system wall clock read with sub-ms
-// resolution (the daemon's wallNowNs, the bench's performance.timeOrigin + now()).
+// records arrival times. Lateness as the issue defines it (time of `triggered` vs execution)
+// comes from the daemon's own `job fired` debug lines (log level debug here); the arrival at
+// the sink - execution is printed beside it as an end-to-end upper bound (tick + dispatch +
+// the HTTP request + the sink's event loop). Both clocks are the system wall clock read with
+// sub-ms resolution (the daemon's wallNowNs, the bench's performance.timeOrigin + now()).
 // Before the first measured round, 300 probes warm up (JIT, the runner's keep-alive
-// connection); after each load the daemon gets 1 s to settle. The bench's own event-loop
-// delay during each round is printed beside it: the sink's stalls count as lateness too.
+// connection); after each load the daemon gets 1 s to settle.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Daemon } from '../../test/helpers/daemon.ts';
 import { sleep, withDaemon } from '../lib/harness.ts';
 import { loadSets } from '../lib/pipeline.ts';
-import { latenessOf, probeRule, scheduleProbes } from '../lib/probes.ts';
+import { firingsOf, latenessOf, probeRule, scheduleProbes } from '../lib/probes.ts';
 import { spread } from '../lib/stats.ts';
 import { HttpSink } from '../lib/sink.ts';
 import type { Figure, Row, RowOptions } from '../lib/suite.ts';
@@ -41,34 +41,41 @@ async function probeRound(daemon: Daemon, sink: HttpSink, pending: number, opts:
   const allArrived = await sink.waitFor(before + PROBES, LEAD_MS + PROBES * SPACING_MS + 15_000);
   benchLoop.disable();
   const benchStallMs = benchLoop.max / 1e6;
-  const late = latenessOf(sink.arrivals, pattern);
-  const s = spread(late);
-  const min = Math.min(...late);
-  opts.progress(`  ${pending} pending: ${s.n} probes, p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, max ${s.max.toFixed(2)} ms`);
+  const fired = spread(firingsOf(daemon, pattern).map((f) => f.latenessMs));
+  const arrived = spread(latenessOf(sink.arrivals, pattern));
+  opts.progress(`  ${pending} pending: ${fired.n} fired, p50 ${fired.p50.toFixed(2)} ms, p99 ${fired.p99.toFixed(2)} ms, max ${fired.max.toFixed(2)} ms; ` +
+    `at the sink p99 ${arrived.p99.toFixed(2)} ms, max ${arrived.max.toFixed(2)} ms`);
   const size = pending.toLocaleString('en');
-  const missing = allArrived ? '' : `; ${PROBES - s.n} probes never arrived (counted as missing, not as late)`;
-  const fig = (what: string, value: number, target?: boolean): Figure => ({
-    label: `firing lateness ${what}, ${size} pending, 512 Hz (http sink)`,
+  const missing = allArrived ? '' : `; ${PROBES - arrived.n} probes never reached the sink`;
+  const fig = (what: string, value: number): Figure => ({
+    label: `firing lateness ${what}, ${size} pending, 512 Hz`,
     value,
     unit: 'ms',
     digits: 2,
-    ...(target === true ? { target: { op: '<=' as const, value: 3 } } : {}),
   });
   return [
-    fig('p50', s.p50),
+    fig('p50', fired.p50),
     {
-      ...fig('p99', s.p99, true),
-      note: `${s.n} probes 2 ms apart; min ${min.toFixed(2)} ms; the bench's own event loop stalled up to ${benchStallMs.toFixed(1)} ms meanwhile. ` +
-        `Covers tick + dispatch + HTTP POST + the sink's event loop: an upper bound on firing lateness${missing}`,
+      ...fig('p99', fired.p99),
+      target: { op: '<=', value: 3 },
+      note: `${fired.n} probes 2 ms apart; the daemon's "job fired" debug line: its tick's wall time - execution (a tick every 1.95 ms)`,
     },
-    fig('max', s.max),
+    fig('max', fired.max),
+    {
+      label: `  same probes at the http sink, p99 (upper bound), ${size} pending`,
+      value: arrived.p99,
+      unit: 'ms',
+      digits: 2,
+      note: `max ${arrived.max.toFixed(2)} ms. Arrival at the sink - execution: tick + dispatch + HTTP POST + the sink's event loop, ` +
+        `which itself stalled up to ${benchStallMs.toFixed(1)} ms${missing}`,
+    },
   ];
 }
 
 export const row: Row = {
   name: 'lateness',
   title: 'firing lateness p50/p99/max with 100 000 and 1 000 000 pending jobs, 512 Hz',
-  run: (opts) => withDaemon('lateness', { workers: 1, config: { database: { persistence: 'memory', framerate: 512 } } }, async (daemon) => {
+  run: (opts) => withDaemon('lateness', { workers: 1, config: { log: { level: 'debug' }, database: { persistence: 'memory', framerate: 512 } } }, async (daemon) => {
     const sink = await HttpSink.start();
     try {
       await warmUp(daemon, sink);

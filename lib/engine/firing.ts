@@ -9,7 +9,8 @@ import type { Changes } from './changes.ts';
 export type Dispatch = (job: Job, rule: Rule, attempt: string) => void;
 
 export interface FiringObserver {
-  fired(job: Job, outcome: 'triggered' | 'no-rule'): void;
+  /** `nowNs` is the tick's wall time: `nowNs - job.execution` is how late the job fired. */
+  fired(job: Job, outcome: 'triggered' | 'no-rule', nowNs: bigint): void;
   finished(jobId: string, success: boolean): void;
 }
 
@@ -50,12 +51,12 @@ export class Firing {
       const rule = this.changes.rules.match(job.id);
       if (rule === undefined) {
         this.changes.setStatus(job.id, 'failed');
-        this.observer?.fired(job, 'no-rule');
+        this.observer?.fired(job, 'no-rule', nowNs);
         continue;
       }
       const attempt = newAttemptId();
       this.changes.setStatus(job.id, 'triggered', attempt);
-      this.observer?.fired(job, 'triggered');
+      this.observer?.fired(job, 'triggered', nowNs);
       this.dispatch(job, rule, attempt);
     }
   }

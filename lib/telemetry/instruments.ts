@@ -87,7 +87,7 @@ export function engineObserver(instruments: JobInstruments): EngineObserver {
       if (cmd.op === 'job.set') instruments.scheduled();
       else if (cmd.op === 'job.remove') instruments.removed();
     },
-    fired(_job: Job, outcome: 'triggered' | 'no-rule'): void {
+    fired(_job: Job, outcome: 'triggered' | 'no-rule', _nowNs: bigint): void {
       if (outcome === 'no-rule') instruments.notRunnable();
     },
     finished(): void {},

@@ -103,3 +103,27 @@ describe('scheduler', function () {
     expect((await c.request('4', 'GET slow.0'))[0]).to.equal(`4 OK triggered ${t}`);
   });
 });
+
+describe('scheduler at debug level', function () {
+  this.timeout(30000);
+  let daemon: Daemon;
+  before(async () => { daemon = await Daemon.start({ config: { log: { level: 'debug' } } }); });
+  after(async () => { await daemon?.stop(); });
+
+  it('logs each firing with its outcome and how late it fired, never early', async () => {
+    const c = await LineClient.connect(daemon.tcp);
+    try {
+      await c.request('1', 'RULE SET lg. lg. direct /bin/true');
+      const at = nowNs() + 200_000_000n;
+      await c.request('2', `SET lg.job ${at}`);
+      await c.request('3', `SET nolog.job ${at}`);
+      const fired = await daemon.waitForLog((r) => r['msg'] === 'job fired' && r['job'] === 'lg.job');
+      expect(fired).to.include({ outcome: 'triggered', execution: String(at), component: 'scheduler' });
+      expect(fired['lateness_ms']).to.be.a('number').at.least(0).and.below(1000);
+      const failed = await daemon.waitForLog((r) => r['msg'] === 'job fired' && r['job'] === 'nolog.job');
+      expect(failed['outcome']).to.equal('no-rule');
+    } finally {
+      c.close();
+    }
+  });
+});

@@ -69,8 +69,8 @@ describe('telemetry/instruments', () => {
     observer.commandApplied({ op: 'job.set', id: 'b', execution: 1n }, { ok: false, code: 'invalid_args', message: 'x' } as never);
     observer.commandApplied({ op: 'job.remove', id: 'a' }, { ok: true, kind: 'done' });
     observer.commandApplied({ op: 'stat' }, { ok: true, kind: 'done' });
-    observer.fired({ id: 'c', execution: 1n, status: 'failed' }, 'no-rule');
-    observer.fired({ id: 'd', execution: 1n, status: 'triggered' }, 'triggered');
+    observer.fired({ id: 'c', execution: 1n, status: 'failed' }, 'no-rule', 2n);
+    observer.fired({ id: 'd', execution: 1n, status: 'triggered' }, 'triggered', 2n);
     const got = await collect(reader);
     expect(points(got.get('tickd.jobs.scheduled'))).to.deep.equal([[undefined, 1]]);
     expect(points(got.get('tickd.jobs.removed'))).to.deep.equal([[undefined, 1]]);
