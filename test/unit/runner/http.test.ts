@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { HttpMethod } from '../../../lib/domain/runner-spec.ts';
 import { httpBody, runHttp } from '../../../lib/runner/http.ts';
@@ -128,6 +128,50 @@ describe('runner/http', function () {
     expect(took).to.be.below(3000);
     expect(sink.seen).to.have.length(1); // no retry
     expect(lines.some((l) => l.includes('http runner failed'))).to.equal(true);
+  });
+
+  it('fails when response headers trickle in slower than the read budget allows', async () => {
+    // Never idle for the read timeout, yet never done: the connect + read deadline ends it.
+    const timers: NodeJS.Timeout[] = [];
+    const server = createNetServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\n');
+      timers.push(setInterval(() => socket.write('X-Slow: 1\r\n'), 50));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const started = Date.now();
+      const { result, lines } = run('GET', `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { timeoutMs: 300 });
+      expect(await result).to.equal(false);
+      expect(Date.now() - started).to.be.at.least(550).and.below(3000);
+      expect(lines.join('\n')).to.include('no response within 600 ms');
+    } finally {
+      for (const t of timers) clearInterval(t);
+      server.close();
+    }
+  });
+
+  it('fails after the connect timeout when the TLS handshake never completes', async () => {
+    const held: Socket[] = [];
+    const server = createNetServer((socket) => { held.push(socket); }); // accepts TCP, never speaks TLS
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const started = Date.now();
+      const { result, lines } = run('POST', `https://127.0.0.1:${(server.address() as AddressInfo).port}/`, { timeoutMs: 300 });
+      expect(await result).to.equal(false);
+      expect(Date.now() - started).to.be.at.least(250).and.below(3000);
+      expect(lines.join('\n')).to.include('connect timeout');
+    } finally {
+      for (const s of held) s.destroy();
+      server.close();
+    }
+  });
+
+  it('reuses one keep-alive connection for requests one after another', async () => {
+    let connections = 0;
+    sink.server.on('connection', () => { connections++; });
+    for (let i = 0; i < 5; i++) expect(await run('POST', sink.url('/ok')).result).to.equal(true);
+    expect(sink.seen).to.have.length(5);
+    expect(connections).to.equal(1);
   });
 
   it('fails on connection refused', async () => {
