@@ -1,13 +1,15 @@
 // Row 8: compaction of a 1 000 000-record logfile (250 000 jobs SET 4 times, so it folds to a
 // quarter) while jobs fire. The file is built through a daemon, which then restarts on it
-// with compression_interval = 1 (fsync_on_persist on, the default): the first cycle, about a
-// second after "ready", folds the whole file. Meanwhile probe jobs due every 2 ms on an http
-// rule (as in the lateness row) keep firing; the figures are the cycle's wall time (from its
-// "logfile compacted" log line) and the worst lateness of the probes due while it ran.
+// with compression_interval = 5 (fsync_on_persist on, the default): the first cycle, five
+// seconds after "ready", folds the whole file. Probe jobs due every 2 ms on an http rule (as
+// in the lateness row) fire from "ready" on, so the firing path is warm (JIT, the runner's
+// connection) when the cycle starts. The figures are the cycle's wall time (from its
+// "logfile compacted" log line) and the worst lateness of the probes due while it ran, from
+// the daemon's own "job fired" debug lines (the sink's arrival times are in the note).
 import type { Daemon } from '../../test/helpers/daemon.ts';
 import { benchDir, mb, sleep, startDaemon, stopDaemon } from '../lib/harness.ts';
 import { buildLogfile, logTimeMs } from '../lib/logfile-load.ts';
-import { probeRule, rollingProbes } from '../lib/probes.ts';
+import { firingsOf, probeRule, rollingProbes } from '../lib/probes.ts';
 import { spread } from '../lib/stats.ts';
 import { latenessMs, HttpSink } from '../lib/sink.ts';
 import type { Figure, Row, RowOptions } from '../lib/suite.ts';
@@ -15,6 +17,10 @@ import type { Figure, Row, RowOptions } from '../lib/suite.ts';
 const JOBS = 250_000;
 const PASSES = 4;
 const PATTERN = 'cprobe.';
+/** The first cycle starts this long after "ready"; probes run from the start to warm up. */
+const INTERVAL_S = 5;
+/** Probes due this long before the cycle (and all after it) form the baseline beside it. */
+const BASELINE_MS = 1500;
 
 async function measure(daemon: Daemon, sink: HttpSink, opts: RowOptions): Promise<Figure[]> {
   await probeRule(daemon, PATTERN, sink);
@@ -33,13 +39,20 @@ async function measure(daemon: Daemon, sink: HttpSink, opts: RowOptions): Promis
   const startMs = endMs - cycleMs;
   const during: number[] = [];
   const outside: number[] = [];
+  const arrivedDuring: number[] = [];
+  for (const f of firingsOf(daemon, PATTERN)) {
+    const dueMs = Number(f.executionNs / 1_000_000n);
+    if (dueMs >= startMs && dueMs <= endMs) during.push(f.latenessMs);
+    else if (dueMs >= startMs - BASELINE_MS) outside.push(f.latenessMs); // earlier ones warm up
+  }
   for (const a of sink.arrivals) {
     const dueMs = Number(a.executionNs / 1_000_000n);
-    (dueMs >= startMs && dueMs <= endMs ? during : outside).push(latenessMs(a));
+    if (dueMs >= startMs && dueMs <= endMs) arrivedDuring.push(latenessMs(a));
   }
   const d = spread(during);
   const o = spread(outside);
-  opts.progress(`  cycle ${cycleMs} ms; ${d.n} probes during it, worst ${d.max.toFixed(2)} ms; ${o.n} outside, worst ${o.max.toFixed(2)} ms`);
+  const e2e = spread(arrivedDuring);
+  opts.progress(`  cycle ${cycleMs} ms; ${d.n} probes during it, worst ${d.max.toFixed(2)} ms (at the sink ${e2e.max.toFixed(2)} ms); ${o.n} outside, worst ${o.max.toFixed(2)} ms`);
   return [
     {
       label: `compaction of ${(JOBS * PASSES).toLocaleString('en')} records -> ${JOBS.toLocaleString('en')}: one cycle, wall`,
@@ -49,14 +62,15 @@ async function measure(daemon: Daemon, sink: HttpSink, opts: RowOptions): Promis
       note: `from the "logfile compacted" log line: ${compacted['inputRecords']} records (${mb(Number(compacted['inputBytes'])).toFixed(0)} MB) -> ${compacted['outputRecords']} (${mb(Number(compacted['outputBytes'])).toFixed(0)} MB); the fold runs in a worker thread`,
     },
     {
-      label: 'worst firing lateness while compaction runs (http sink)',
+      label: 'worst firing lateness while compaction runs',
       value: d.n === 0 ? null : d.max,
       unit: 'ms',
       digits: 2,
       target: { op: '<=', value: 5 },
       note: d.n === 0
         ? 'no probe was due during the cycle'
-        : `${d.n} probes due during the cycle: p50 ${d.p50.toFixed(2)}, p99 ${d.p99.toFixed(2)} ms; ${o.n} probes before and after it: p99 ${o.p99.toFixed(2)}, max ${o.max.toFixed(2)} ms. fsync on; an upper bound as in the lateness row`,
+        : `${d.n} probes due during the cycle: p50 ${d.p50.toFixed(2)}, p99 ${d.p99.toFixed(2)} ms; ${o.n} probes in the ${BASELINE_MS / 1000} s before and after it: p99 ${o.p99.toFixed(2)}, max ${o.max.toFixed(2)} ms. ` +
+          `The daemon's "job fired" lines, as in the lateness row; at the http sink the worst was ${e2e.max.toFixed(2)} ms. fsync on`,
     },
   ];
 }
@@ -73,7 +87,7 @@ export const row: Row = {
       try {
         const daemon = await startDaemon(dir.path, {
           workers: 1,
-          config: { database: { persistence: 'logfile', fsync_on_persist: true, compression_interval: 1, framerate: 512 } },
+          config: { log: { level: 'debug' }, database: { persistence: 'logfile', fsync_on_persist: true, compression_interval: INTERVAL_S, framerate: 512 } },
         });
         try {
           return await measure(daemon, sink, opts);

@@ -176,6 +176,25 @@ describe('logfile/compact', () => {
     expect(await stateOnDisk(path)).to.deep.equal(stateOf(history()));
   });
 
+  it('the fold writes exactly the last frame of each entry, in order of last write, frames over 1 MiB included', async () => {
+    const dir = tempDir();
+    const src = join(dir, 'src');
+    const big = (tag: string): LogRecord => ({ t: 'rule', rule: { id: `big${tag}`, pattern: 'b.', runner: { type: 'direct', executable: '/bin/true', args: Array.from({ length: 24 }, (_, i) => `${tag}${i}`.padEnd(60_000, tag)) } } });
+    const records: LogRecord[] = [];
+    for (let i = 0; i < 40_000; i++) records.push(job(`w.${i % 9000}`, BigInt(i))); // frames across 1 MiB read chunks
+    records.push(big('a'), job('w.5', 5n), big('b'), big('a'), { t: 'job.removed', id: 'w.7' });
+    writeFileSync(src, Buffer.concat(records.map(encodeRecord)));
+    const result = await foldLogfile(src, join(dir, 'dst'));
+    const last = new Map<string, LogRecord>();
+    for (const r of records) {
+      last.delete(recordKey(r));
+      if (!isRemoval(r)) last.set(recordKey(r), r);
+    }
+    expect(readFileSync(join(dir, 'dst')).equals(Buffer.concat([...last.values()].map(encodeRecord)))).to.equal(true);
+    expect(result).to.include({ inputRecords: records.length, outputRecords: last.size, tornBytes: 0 });
+    expect(encodeRecord(big('a')).length).to.be.above(1 << 20);
+  });
+
   it('an empty log is a quick success that touches nothing', async () => {
     const path = join(tempDir(), 'log');
     const journal = await openJournal(path);
