@@ -1,7 +1,7 @@
 // Group commit, failure handling and file switching of the journal, through a fake file whose
 // writes and fsyncs the test releases by hand (and one real file for the on-disk path).
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { constants, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLogger } from '../../../lib/log.ts';
 import { encodeRecord, RecordEncodeError } from '../../../lib/logfile/codec.ts';
@@ -279,4 +279,37 @@ describe('logfile/writer', () => {
     expect(recordsIn(readFileSync(path))).to.have.length(201);
   });
 
+});
+
+describe('logfile/writer on real files', () => {
+  /** The open-file flags of this process's descriptors on `path` (Linux /proc). */
+  function flagsOf(path: string): number[] {
+    const out: number[] = [];
+    for (const fd of readdirSync('/proc/self/fd')) {
+      let target = '';
+      try { target = readlinkSync(`/proc/self/fd/${fd}`); } catch { continue; }
+      if (target !== path) continue;
+      const line = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').find((l) => l.startsWith('flags:'))!;
+      out.push(parseInt(line.split(/\s+/)[1]!, 8));
+    }
+    return out;
+  }
+
+  it('with fsync_on_persist the logfile is opened O_DSYNC: every round is durable when its write returns', async function () {
+    if (process.platform !== 'linux') this.skip();
+    for (const fsync of [true, false]) {
+      const path = join(tempDir(), 'log');
+      const journal = await FileJournal.open({ path, fsync, log: silentLogger() });
+      try {
+        journal.append(job('a'));
+        await journal.flush();
+        const flags = flagsOf(path);
+        expect(flags).to.have.length(1);
+        expect((flags[0]! & constants.O_DSYNC) !== 0, `fsync ${fsync}`).to.equal(fsync);
+        expect(recordsIn(readFileSync(path))).to.deep.equal([job('a')]);
+      } finally {
+        await journal.close();
+      }
+    }
+  });
 });
