@@ -146,8 +146,25 @@ export class Session {
       if (!this.closed) {
         this.slots[slot - this.base] = formatReply(rid, reply);
         this.report(rid, instruction, started, reply.ok);
-        if (slot === this.head) this.flush();
       }
+      this.queueFlush();
+    });
+  }
+
+  private flushQueued = false;
+
+  /**
+   * Replies come back from the primary in batches, one callback each, in one synchronous run:
+   * writing at each callback made one socket write (one syscall) per reply, the worker's main
+   * cost under pipelining. They are written once that run is over, in one write per
+   * connection; whenAnswered callbacks run after that write.
+   */
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      this.flush();
       if (this.outstanding === 0 && this.answered.length > 0) {
         for (const cb of this.answered.splice(0)) cb();
       }

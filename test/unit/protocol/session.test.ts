@@ -39,9 +39,14 @@ function harness(tokens: typeof TOKENS | null) {
     feed: (text: string | Buffer) => session.feed(typeof text === 'string' ? Buffer.from(text) : text),
     /** Everything written so far, as one string. */
     written: () => out.join(''),
+    /** How many transport writes were made. */
+    get writes() { return out.length; },
     get closes() { return closes; },
   };
 }
+
+/** Lets queued microtasks (the session's deferred flush) run. */
+const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('protocol/session', () => {
   describe('without an auth_file', () => {
@@ -165,21 +170,43 @@ describe('protocol/session', () => {
   });
 
   describe('reply order', () => {
-    it('replies leave in line order even when dispatch answers out of order', () => {
+    it('replies leave in line order even when dispatch answers out of order', async () => {
       const h = harness(null);
       h.feed('1 SET x.1 1\n2 GET x.1\n3 SET x.2 2\n');
       h.pending[2]!.answer(DONE);
       h.pending[1]!.answer({ ok: false, code: 'not_found', message: 'job "x.1" does not exist' });
+      await settled();
       expect(h.written()).to.equal('');
       h.pending[0]!.answer(DONE);
+      await settled();
       expect(h.written()).to.equal('1 OK\n2 ERROR not_found job "x.1" does not exist\n3 OK\n');
     });
 
-    it('an immediate reply (denied, invalid_args) waits behind an unanswered earlier line', () => {
+    it('replies answered in one run leave in one write, once the run is over', async () => {
+      const h = harness(null);
+      h.feed('1 SET x.1 1\n2 GET x.1\n3 SET x.2 2\n');
+      for (const p of h.pending) p.answer(DONE); // as a batch of replies from the primary arrives
+      expect(h.writes).to.equal(0);
+      await settled();
+      expect([h.writes, h.written()]).to.deep.equal([1, '1 OK\n2 OK\n3 OK\n']);
+    });
+
+    it('whenAnswered runs after the last reply is written', async () => {
+      const h = harness(null);
+      h.feed('1 SET x.1 1\n');
+      let seen: string | null = null;
+      h.session.whenAnswered(() => { seen = h.written(); });
+      h.pending[0]!.answer(DONE);
+      await settled();
+      expect(seen).to.equal('1 OK\n');
+    });
+
+    it('an immediate reply (denied, invalid_args) waits behind an unanswered earlier line', async () => {
       const h = harness(TOKENS);
       h.feed('AUTH secret-a\n1 GET a.x\n2 GET b.x\n3 GET\n');
       expect(h.written()).to.equal('OK\n');
       h.pending[0]!.answer({ ok: true, kind: 'job', job: { id: 'a.x', execution: 7n, status: 'planned' } });
+      await settled();
       expect(h.written()).to.match(/^OK\n1 OK planned 7\n2 ERROR auth_denied insufficient namespace scope\n3 ERROR invalid_args /);
     });
 
