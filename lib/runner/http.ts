@@ -34,9 +34,25 @@ const MAX_DRAIN_BYTES = 1 << 20;
 /** Idle keep-alive sockets are closed before the common 5 s server timeout can race a reuse. */
 const IDLE_SOCKET_MS = 4000;
 
+/**
+ * Times out the agent's FREE sockets only. The agent's own `timeout` option would also apply
+ * to a socket still connecting, and cut the 30 s connect timeout down to IDLE_SOCKET_MS.
+ */
+function closingIdleSockets<A extends HttpAgent>(agent: A): A {
+  // Node returns whether the socket is kept (its typings say void) and hands a net.Socket.
+  const a = agent as unknown as { keepSocketAlive(socket: Socket): boolean };
+  const keep = a.keepSocketAlive.bind(a);
+  a.keepSocketAlive = (socket) => {
+    const kept = keep(socket);
+    if (kept) socket.setTimeout(IDLE_SOCKET_MS);
+    return kept;
+  };
+  return agent;
+}
+
 const agents = {
-  http: new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
-  https: new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  http: closingIdleSockets(new HttpAgent({ keepAlive: true })),
+  https: closingIdleSockets(new HttpsAgent({ keepAlive: true })),
 };
 
 export function httpBody(exec: Execution): string {

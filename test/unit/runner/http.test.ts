@@ -174,6 +174,15 @@ describe('runner/http', function () {
     expect(connections).to.equal(1);
   });
 
+  it('closes a keep-alive connection left idle for 4 s, before the usual 5 s server timeout', async () => {
+    let closedAt = 0;
+    sink.server.on('connection', (socket) => socket.on('close', () => { closedAt = Date.now(); }));
+    expect(await run('POST', sink.url('/ok')).result).to.equal(true);
+    const doneAt = Date.now();
+    await waitFor(() => closedAt > 0, 8000, 'the idle connection to close');
+    expect(closedAt - doneAt).to.be.at.least(3500).and.below(5000);
+  });
+
   it('fails on connection refused', async () => {
     const closed = await new Sink().start();
     const url = closed.url('/ok');
