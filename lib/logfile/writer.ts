@@ -71,9 +71,6 @@ export function appendFileOpener(dsync: boolean): OpenJournalFile {
   };
 }
 
-/** Opens `path` for appending without O_DSYNC (fsync_on_persist = false, tests). */
-export const openAppendFile: OpenJournalFile = appendFileOpener(false);
-
 export class JournalClosedError extends Error {
   override readonly name = 'JournalClosedError';
   constructor() {
@@ -158,7 +155,7 @@ export interface FileJournalOptions {
   readonly path: string;
   readonly fsync: boolean;
   readonly log: Logger;
-  /** Defaults to openAppendFile. */
+  /** Defaults to appendFileOpener(fsync): O_DSYNC when fsync is on. */
   readonly openFile?: OpenJournalFile;
 }
 

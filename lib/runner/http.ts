@@ -59,14 +59,33 @@ export function httpBody(exec: Execution): string {
   return `{"job_id":${JSON.stringify(exec.jobId)},"execution":${exec.execution.toString()}}`;
 }
 
+/** A rule's URL, checked, parsed and redacted once: every execution of the rule reuses it. */
+interface Target {
+  /** The redacted form: URLs may carry userinfo, logs only ever see this. */
+  readonly where: string;
+  /** Why the URL is refused (the check `RULE SET` stores with), or null. */
+  readonly error: string | null;
+  readonly url: URL | null;
+}
+
+const targets = new WeakMap<HttpSpec, Target>();
+
+function targetOf(spec: HttpSpec): Target {
+  let target = targets.get(spec);
+  if (target === undefined) {
+    const error = httpUrlError(spec.url);
+    target = { where: redactUrl(spec.url), error, url: error === null ? new URL(spec.url) : null };
+    targets.set(spec, target);
+  }
+  return target;
+}
+
 export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
   const log = ctx.log;
-  // URLs may carry userinfo too; logs only ever see the redacted form.
-  const where = redactUrl(spec.url);
-  // The check `RULE SET` stores with: anything else (an old logfile) fails the job.
-  const urlError = httpUrlError(spec.url);
-  if (urlError !== null) {
-    log.warn({ url: where }, `http runner: ${urlError}`);
+  const { where, error, url } = targetOf(spec);
+  if (url === null) {
+    // Only an old logfile can hold such a rule: the job fails.
+    log.warn({ url: where }, `http runner: ${error}`);
     return Promise.resolve(false);
   }
   if (signal.aborted) return Promise.resolve(false);
@@ -86,7 +105,6 @@ export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, sig
     // Connect + read in all, until the response headers.
     const deadline = setTimeout(() => fail(`no response within ${2 * t} ms`), 2 * t);
     try {
-      const url = new URL(spec.url);
       const headers: Record<string, string | number> = { 'user-agent': 'tickd' };
       if (body !== null) {
         headers['content-type'] = 'application/json';

@@ -7,7 +7,7 @@ import { silentLogger } from '../../../lib/log.ts';
 import { encodeRecord, RecordEncodeError } from '../../../lib/logfile/codec.ts';
 import { forEachFrame } from '../../../lib/logfile/frames.ts';
 import type { LogRecord } from '../../../lib/logfile/record.ts';
-import { FileJournal, JournalClosedError, JournalWriteError, openAppendFile } from '../../../lib/logfile/writer.ts';
+import { appendFileOpener, FileJournal, JournalClosedError, JournalWriteError } from '../../../lib/logfile/writer.ts';
 import type { JournalFile, OpenJournalFile } from '../../../lib/logfile/writer.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
@@ -242,7 +242,7 @@ describe('logfile/writer', () => {
     const path = join(tempDir(), 'log');
     let breakNext = false;
     const opener: OpenJournalFile = async (p) => {
-      const opened = await openAppendFile(p);
+      const opened = await appendFileOpener(false)(p);
       const real = opened.file;
       return {
         size: opened.size,
