@@ -6,7 +6,7 @@
 //     (= fsyncs) and the mean records per round, showing how group commit shares fsyncs;
 //  2. replay of a 1 000 000-job-record file (250 000 jobs x 4 states): time and RSS growth,
 //     with the records kept in a Map as a store would;
-//  3. compaction of that file by the Compactor (worker thread), alone and then while 64
+//  3. compaction of that file by the Compactor (fold child process), alone and then while 64
 //     clients keep writing: wall time, the worst event-loop stall (perf_hooks histogram and a
 //     1 ms interval probe), and the worst flush latency of the clients during the cycle. Under
 //     load the same measure is first taken without compaction: on a 2-core machine the load's
@@ -138,6 +138,7 @@ async function compaction(path: string, withLoad: boolean): Promise<void> {
   const cycle = await stalls(() => compactor.runOnce());
   const written = load?.records ?? 0;
   await load?.stop();
+  await compactor.stop();
   await journal.close();
   console.log(`  ${cycle.value}: ${mib(before)} -> ${mib(statSync(path).size)} in ${cycle.ms.toFixed(0)} ms wall` +
     (load === null ? '' : `; the clients wrote ${written.toLocaleString('en')} records, worst flush ${load.worstMs.toFixed(1)} ms`));

@@ -59,7 +59,7 @@ async function measure(daemon: Daemon, sink: HttpSink, opts: RowOptions): Promis
       value: cycleMs / 1000,
       unit: 's',
       digits: 2,
-      note: `from the "logfile compacted" log line: ${compacted['inputRecords']} records (${mb(Number(compacted['inputBytes'])).toFixed(0)} MB) -> ${compacted['outputRecords']} (${mb(Number(compacted['outputBytes'])).toFixed(0)} MB); the fold runs in a worker thread`,
+      note: `from the "logfile compacted" log line: ${compacted['inputRecords']} records (${mb(Number(compacted['inputBytes'])).toFixed(0)} MB) -> ${compacted['outputRecords']} (${mb(Number(compacted['outputBytes'])).toFixed(0)} MB); the fold runs in the compaction child (SCHED_IDLE, nice 19)`,
     },
     {
       label: 'worst firing lateness while compaction runs',

@@ -7,15 +7,16 @@
 //  1. Rotate (skipped when C already exists: a leftover is folded instead). With the journal
 //     held (no round in flight): rename L -> C, open a fresh L, switch the journal to it,
 //     fsync the directory. Only then may new appends be acknowledged.
-//  2. Fold C into T in a worker thread (last record per (kind, identifier); removals drop the
-//     entry; a job and a rule with the same identifier are distinct); T is fsynced.
+//  2. Fold C into T in a child process at the lowest CPU priority (fold-runner.ts): last
+//     record per (kind, identifier); removals drop the entry; a job and a rule with the same
+//     identifier are distinct. T is fsynced.
 //  3. Append L's durable bytes to T (in passes, without holding the journal), then hold the
 //     journal for the short final swap: append the rest of L, fsync T, open T for appending,
 //     rename T -> L, switch the journal to the opened T, fsync the directory. Release.
 //  4. Unlink C, fsync the directory.
 // Result: L = compacted(C) ‖ everything appended since the rotation, as the spec requires.
 // The primary only does renames, async copies and fsyncs; the fold's CPU work and its memory
-// live in the worker, so the event loop and the scheduler tick never wait on it.
+// live in the child, so the event loop and the scheduler tick never wait on it.
 //
 // Crash-point analysis (startup replays C if present, then L, and deletes T; every record is
 // full-state, so a record replayed twice is harmless; "acknowledged" = its flush resolved):
@@ -35,32 +36,14 @@
 // at once: on a nearly full disk it would otherwise hold the space the journal needs.
 import { open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
 import type { CompressionState } from '../domain/stat.ts';
 import type { Logger } from '../log.ts';
-import type { FoldJob, FoldReply } from './compact-worker.ts';
 import type { FoldResult } from './fold.ts';
+import { FoldProcess, type Folds } from './fold-runner.ts';
 import { compactingPath, exists, fsyncDir, toCompressPath, writeFully } from './fsutil.ts';
 import type { FileJournal } from './writer.ts';
 
 export type CompactionOutcome = 'success' | 'failure' | 'skipped';
-
-/** Runs a fold somewhere; cancel() abandons it (its promise then rejects). */
-export type FoldRunner = (src: string, dst: string) => { readonly result: Promise<FoldResult>; cancel(): void };
-
-/** The default: a worker thread per cycle. */
-export const foldInWorker: FoldRunner = (src, dst) => {
-  const worker = new Worker(new URL('./compact-worker.ts', import.meta.url), { workerData: { src, dst } satisfies FoldJob });
-  const result = new Promise<FoldResult>((resolve, reject) => {
-    worker.once('message', (reply: FoldReply) => {
-      if (reply.ok) resolve(reply.result);
-      else reject(new Error(reply.message));
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`compaction worker exited (code ${code}) without a result`)));
-  });
-  return { result, cancel: () => void worker.terminate() };
-};
 
 export interface CompactorOptions {
   readonly path: string;
@@ -68,7 +51,8 @@ export interface CompactorOptions {
   /** Seconds between cycles; 0 disables the timer (a leftover is still folded at start()). */
   readonly intervalSec: number;
   readonly log: Logger;
-  readonly fold?: FoldRunner;
+  /** Where folds run (default: a FoldProcess spawned at the first cycle); closed by stop(). */
+  readonly folds?: Folds;
   /** Called after every cycle that ran (telemetry). */
   readonly onCycle?: (outcome: 'success' | 'failure') => void;
 }
@@ -88,7 +72,7 @@ export class Compactor {
   private readonly journal: FileJournal;
   private readonly intervalMs: number;
   private readonly log: Logger;
-  private readonly fold: FoldRunner;
+  private readonly folds: Folds;
   private readonly onCycle: ((outcome: 'success' | 'failure') => void) | undefined;
   private running: Promise<CompactionOutcome> | null = null;
   private cancelFold: (() => void) | null = null;
@@ -101,7 +85,7 @@ export class Compactor {
     this.journal = opts.journal;
     this.intervalMs = opts.intervalSec * 1000;
     this.log = opts.log;
-    this.fold = opts.fold ?? foldInWorker;
+    this.folds = opts.folds ?? new FoldProcess();
     this.onCycle = opts.onCycle;
   }
 
@@ -146,13 +130,14 @@ export class Compactor {
     return this.running;
   }
 
-  /** Stops the timer and abandons a running fold; resolves once no cycle runs. */
+  /** Stops the timer, abandons a running fold and closes the folds; resolves once no cycle runs. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     this.cancelFold?.();
     await this.running;
+    await this.folds.close();
   }
 
   private arm(remainingMs: number): void {
@@ -211,7 +196,7 @@ export class Compactor {
   /** Steps 2 and 3: fold `leftover` into `output`, append the log's tail, swap it in. */
   private async foldAndSwap(leftover: string, output: string): Promise<FoldResult> {
     const { path, journal } = this;
-    const run = this.fold(leftover, output);
+    const run = this.folds.run(leftover, output);
     this.cancelFold = run.cancel;
     let folded: FoldResult;
     try {

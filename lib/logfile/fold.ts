@@ -1,17 +1,17 @@
 // The fold at the heart of compaction: keep the last frame per (kind, identifier), drop the
 // entries whose last record is a removal, write what is left to a new file and fsync it.
-// Runs inside the compaction worker thread (compact-worker.ts), never on the primary's event
+// Runs in the compaction child process (compact-child.ts), never on the primary's event
 // loop. Frames are copied byte for byte (after being fully decoded, so a damaged source is
 // refused rather than propagated): the output is a valid logfile replaying to the same state.
 //
 // The fold keeps only the file offset of each entry's last frame, and a second sequential pass
 // over the source copies those frames out in offset order (which is the order of last write).
-// Keeping a Buffer per entry instead made a million small objects for the thread's GC to copy:
-// scavenges of 40+ ms whose helper threads took the CPU from the primary's tick.
+// Keeping a Buffer per entry instead made a million small objects for the GC to copy: scavenges
+// of 40+ ms.
 import { open, type FileHandle } from 'node:fs/promises';
 import { FRAME_HEADER_BYTES } from './codec.ts';
 import { foldRecord } from './frames.ts';
-import { LOGFILE_MODE, writeFully } from './fsutil.ts';
+import { LOGFILE_MODE, writeFully, type WriteTarget } from './fsutil.ts';
 import { scanFile } from './replay.ts';
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -25,8 +25,23 @@ export interface FoldResult {
   readonly tornBytes: number;
 }
 
+/** Where the fold writes: a file handle, or the descriptor the primary handed to the child. */
+export interface FoldOutput extends WriteTarget {
+  sync(): Promise<void>;
+}
+
 /** Folds `src` into `dst` (created or truncated; synced before this resolves). */
 export async function foldLogfile(src: string, dst: string): Promise<FoldResult> {
+  const output = await open(dst, 'w', LOGFILE_MODE);
+  try {
+    return await foldInto(src, output);
+  } finally {
+    await output.close();
+  }
+}
+
+/** Folds `src` into `output`, written from its current position, then synced. */
+export async function foldInto(src: string, output: FoldOutput): Promise<FoldResult> {
   const latest = new Map<string, number>(); // entry -> file offset of its last frame
   const input = await open(src, 'r');
   try {
@@ -36,14 +51,8 @@ export async function foldLogfile(src: string, dst: string): Promise<FoldResult>
       foldRecord(latest, rec, () => offset);
       offset += end - start;
     });
-    const output = await open(dst, 'w', LOGFILE_MODE);
-    let outputBytes;
-    try {
-      outputBytes = await copyFrames(input, latest.values(), scan.tornAt, output);
-      await output.sync();
-    } finally {
-      await output.close();
-    }
+    const outputBytes = await copyFrames(input, latest.values(), scan.tornAt, output);
+    await output.sync();
     return { inputRecords: scan.records, outputRecords: latest.size, inputBytes, outputBytes, tornBytes: inputBytes - scan.tornAt };
   } finally {
     await input.close();
@@ -51,7 +60,7 @@ export async function foldLogfile(src: string, dst: string): Promise<FoldResult>
 }
 
 /** Copies the frames starting at `offsets` (ascending, all below `end`) to `output`. */
-async function copyFrames(input: FileHandle, offsets: Iterable<number>, end: number, output: FileHandle): Promise<number> {
+async function copyFrames(input: FileHandle, offsets: Iterable<number>, end: number, output: WriteTarget): Promise<number> {
   const window = new SourceWindow(input, end);
   const out = Buffer.allocUnsafe(CHUNK_BYTES);
   let used = 0;

@@ -1,9 +1,13 @@
 // Startup wiring of logfile persistence, in the only safe order: replay (leftover
 // `.to_compress` first, then the log) -> journal on the log -> compactor (not started).
+// The compactor's fold process is spawned before the replay, while the heap is small: a
+// spawn forks the primary, and the fork of a full heap stalls the event loop (fold-runner.ts).
 // The caller starts the compactor once the daemon is ready, and at shutdown stops the
 // compactor before closing the journal.
 import type { Logger } from '../log.ts';
 import { Compactor } from './compact.ts';
+import { FoldProcess } from './fold-runner.ts';
+import { exists, toCompressPath } from './fsutil.ts';
 import type { LogRecord } from './record.ts';
 import { replayStartup } from './replay.ts';
 import type { StartupReplay } from './replay.ts';
@@ -29,14 +33,22 @@ export interface OpenedLogfile {
 
 /** Throws LogfileCorruptError (replay.ts) for a complete record that does not decode. */
 export async function openLogfile(opts: OpenLogfileOptions): Promise<OpenedLogfile> {
-  const replay = await replayStartup(opts.path, opts.onRecord, opts.log);
-  const journal = await FileJournal.open({ path: opts.path, fsync: opts.fsync, log: opts.log });
-  const compactor = new Compactor({
-    path: opts.path,
-    journal,
-    intervalSec: opts.compressionIntervalSec,
-    log: opts.log,
-    ...(opts.onCompaction === undefined ? {} : { onCycle: opts.onCompaction }),
-  });
-  return { journal, compactor, replay };
+  const folds = new FoldProcess();
+  try {
+    if (opts.compressionIntervalSec > 0 || (await exists(toCompressPath(opts.path)))) folds.start();
+    const replay = await replayStartup(opts.path, opts.onRecord, opts.log);
+    const journal = await FileJournal.open({ path: opts.path, fsync: opts.fsync, log: opts.log });
+    const compactor = new Compactor({
+      path: opts.path,
+      journal,
+      intervalSec: opts.compressionIntervalSec,
+      log: opts.log,
+      folds,
+      ...(opts.onCompaction === undefined ? {} : { onCycle: opts.onCompaction }),
+    });
+    return { journal, compactor, replay };
+  } catch (err) {
+    await folds.close();
+    throw err;
+  }
 }

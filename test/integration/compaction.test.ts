@@ -8,6 +8,7 @@ import { encodeRecord } from '../../lib/logfile/codec.ts';
 import type { LogRecord } from '../../lib/logfile/record.ts';
 import { Daemon } from '../helpers/daemon.ts';
 import { LineClient, stat, waitFor } from '../helpers/client.ts';
+import { alive, childrenOf } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { FAR_FUTURE_NS, logfileDaemon, logfileOf, logRecords, snapshot } from './logfile-helpers.ts';
 
@@ -106,6 +107,25 @@ describe('compaction', function () {
       expect(await snapshot(daemon.tcp)).to.deep.equal(state);
     } finally {
       await daemon.stop();
+    }
+  });
+
+  it('runs one fold child from startup, which ends with the daemon, gracefully or killed', async function () {
+    if (process.platform !== 'linux') this.skip(); // /proc
+    const dir = tempDir();
+    for (const end of ['stop', 'kill'] as const) {
+      const daemon = await logfileDaemon(dir, { compression_interval: 3600 });
+      const children = childrenOf(daemon.proc.pid!, 'compact-child.ts');
+      expect(children).to.have.length(1);
+      if (end === 'stop') expect((await daemon.stop()).code).to.equal(0);
+      else await daemon.kill();
+      await waitFor(() => !alive(children[0]!), 10000, `the fold child to end after a ${end}`);
+    }
+    const noCompaction = await logfileDaemon(dir, { compression_interval: 0 });
+    try {
+      expect(childrenOf(noCompaction.proc.pid!, 'compact-child.ts')).to.deep.equal([]); // nothing to fold, no child
+    } finally {
+      await noCompaction.stop();
     }
   });
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { silentLogger } from '../../../lib/log.ts';
 import { encodeRecord } from '../../../lib/logfile/codec.ts';
 import { isRemoval, recordKey } from '../../../lib/logfile/frames.ts';
-import { Compactor, foldInWorker } from '../../../lib/logfile/compact.ts';
-import type { FoldRunner } from '../../../lib/logfile/compact.ts';
+import { Compactor } from '../../../lib/logfile/compact.ts';
+import { FoldProcess, type FoldRunner, type Folds } from '../../../lib/logfile/fold-runner.ts';
 import { formatJson } from '../../../lib/logfile/dump-format.ts';
 import { foldLogfile } from '../../../lib/logfile/fold.ts';
 import type { LogRecord } from '../../../lib/logfile/record.ts';
@@ -18,6 +18,12 @@ import { tempDir } from '../../helpers/tmp.ts';
 
 const job = (id: string, execution: bigint, status: 'planned' | 'executed' = 'planned'): LogRecord => ({ t: 'job', job: { id, execution, status } });
 const rule = (id: string, command: string): LogRecord => ({ t: 'rule', rule: { id, pattern: id, runner: { type: 'shell', command } } });
+
+/** A real FoldProcess whose runs go through `wrap`. */
+function wrapped(wrap: (real: FoldRunner) => FoldRunner): Folds {
+  const real = new FoldProcess();
+  return { run: wrap(real.run), close: () => real.close() };
+}
 
 /** The state a sequence of records leaves: key -> canonical JSON of the last value. */
 function stateOf(records: Iterable<LogRecord>): Map<string, string> {
@@ -64,7 +70,7 @@ function gate(): { wait: Promise<void>; open(): void } {
 }
 
 describe('logfile/compact', () => {
-  it('shrinks a log of overwrites to the same state, in a worker thread', async () => {
+  it('shrinks a log of overwrites to the same state, in a child process', async () => {
     const path = join(tempDir(), 'log');
     const journal = await openJournal(path);
     const records = history();
@@ -79,6 +85,7 @@ describe('logfile/compact', () => {
     expect(await stateOnDisk(path)).to.deep.equal(stateOf(records));
     // the journal writes to the compacted file now
     await write(journal, [job('after', 1n)]);
+    await compactor.stop();
     await journal.close();
     expect(await stateOnDisk(path)).to.deep.equal(stateOf([...records, job('after', 1n)]));
   });
@@ -90,11 +97,11 @@ describe('logfile/compact', () => {
     await write(journal, records);
     const folding = gate();
     const release = gate();
-    const fold: FoldRunner = (src, dst) => {
-      const run = foldInWorker(src, dst);
+    const folds = wrapped((real) => (src, dst) => {
+      const run = real(src, dst);
       return { result: (async () => { folding.open(); await release.wait; return run.result; })(), cancel: run.cancel };
-    };
-    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), fold });
+    });
+    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds });
     const outcome = compactor.runOnce();
     await folding.wait;
     expect(compactor.state).to.equal('running');
@@ -109,6 +116,7 @@ describe('logfile/compact', () => {
     await Promise.all(racing);
     const tail = [rule('late', 'echo late')];
     await write(journal, tail);
+    await compactor.stop();
     await journal.close();
     expect(await stateOnDisk(path)).to.deep.equal(stateOf([...records, ...meanwhile, ...tail]));
   });
@@ -137,12 +145,12 @@ describe('logfile/compact', () => {
     const records = history();
     await write(journal, records);
     let failNext = true;
-    const fold: FoldRunner = (src, dst) => {
-      if (!failNext) return foldInWorker(src, dst);
+    const folds = wrapped((real) => (src, dst) => {
+      if (!failNext) return real(src, dst);
       failNext = false;
       return { result: Promise.reject(new Error('injected')), cancel() {} };
-    };
-    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), fold });
+    });
+    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds });
     expect(await compactor.runOnce()).to.equal('failure');
     expect(compactor.state).to.equal('failure');
     expect(existsSync(`${path}.to_compress`)).to.equal(true);
@@ -150,6 +158,7 @@ describe('logfile/compact', () => {
     expect(await stateOnDisk(path)).to.deep.equal(stateOf([...records, job('between', 3n)]));
     expect(await compactor.runOnce()).to.equal('success');
     expect(existsSync(`${path}.to_compress`)).to.equal(false);
+    await compactor.stop();
     await journal.close();
     expect(await stateOnDisk(path)).to.deep.equal(stateOf([...records, job('between', 3n)]));
   });
@@ -166,7 +175,7 @@ describe('logfile/compact', () => {
       folding.open();
       return { result, cancel };
     };
-    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), fold });
+    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds: { run: fold, close: async () => {} } });
     const outcome = compactor.runOnce();
     await folding.wait;
     await compactor.stop();
@@ -201,6 +210,7 @@ describe('logfile/compact', () => {
     const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger() });
     expect(await compactor.runOnce()).to.equal('success');
     expect(existsSync(`${path}.to_compress`)).to.equal(false);
+    await compactor.stop();
     await journal.close();
   });
 
@@ -264,6 +274,7 @@ describe('logfile/compact', () => {
       const journal = await openJournal(path);
       const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger() });
       expect(await compactor.runOnce()).to.equal('success');
+      await compactor.stop();
       await journal.close();
       expect(await stateOnDisk(path)).to.deep.equal(expected);
     });

@@ -171,6 +171,7 @@ describe('logfile/dump', () => {
     journal.append({ t: 'job.removed', id: 'j5' });
     await journal.flush();
     expect(await cycle).to.equal('success');
+    await compactor.stop();
     journal.append(job('after', 3n));
     await journal.flush();
     await until(() => out.lines.includes('{"type":"job","id":"after","execution":3,"status":"planned"}'), 'the line after the compaction');

@@ -1,0 +1,156 @@
+// Where a compaction's fold runs: a long-lived child process at the lowest CPU priority, so
+// that on a small machine the tick never waits for it.
+//
+// Why a process and not a worker thread: a worker thread shares the primary's V8 platform
+// threads (its GC and JIT run there at normal priority) and its libuv pool (its file reads),
+// so lowering the fold thread's own priority left most of its CPU work competing with the
+// tick; on 2 cores the primary then waited up to 10 ms for a CPU while a cycle ran. The child
+// is started under SCHED_IDLE through chrt(1) (util-linux) when that is installed, so every
+// thread of it (main, GC, JIT, file reads) gives way to the primary at once; its threads also
+// take nice 19 (the only lowering left where chrt is missing).
+//
+// Why long-lived: spawning forks the primary, and with a store of a million jobs the fork
+// alone holds its event loop for 10-20 ms. The child is spawned at startup, before the replay
+// fills the heap, and only respawned if it dies (then at that cost, once).
+//
+// Orphans: the child ends as soon as its IPC channel closes (its primary is gone). Should it
+// still be writing, it writes into a file it created with O_EXCL and holds open: a restarted
+// primary removes that path at startup, and its own fold then creates a new file, so no
+// orphan's bytes ever reach a file that gets renamed over the log.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { once } from 'node:events';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FoldResult } from './fold.ts';
+
+/** Runs a fold of `src` into the new file `dst`; cancel() abandons it (its promise then rejects). */
+export type FoldRunner = (src: string, dst: string) => { readonly result: Promise<FoldResult>; cancel(): void };
+
+/** Something that runs folds and is closed at the end (FoldProcess, or a test's stand-in). */
+export interface Folds {
+  readonly run: FoldRunner;
+  close(): Promise<void>;
+}
+
+/** The primary's request: fold `src` into `dst`, which must not exist yet. */
+export interface FoldJob {
+  readonly src: string;
+  readonly dst: string;
+}
+/** The child's answer to one FoldJob. */
+export type FoldReply = { readonly ok: true; readonly result: FoldResult } | { readonly ok: false; readonly message: string };
+
+const CHILD_ENTRY = fileURLToPath(new URL('./compact-child.ts', import.meta.url));
+
+let chrtPath: string | null | undefined;
+
+/** chrt(1) on PATH (or in /usr/bin, /bin for a bare init environment), looked up once. */
+function chrt(): string | null {
+  if (chrtPath !== undefined) return chrtPath;
+  chrtPath = null;
+  for (const dir of [...(process.env['PATH'] ?? '').split(delimiter), '/usr/bin', '/bin']) {
+    if (dir === '') continue;
+    try {
+      accessSync(join(dir, 'chrt'), constants.X_OK);
+      chrtPath = join(dir, 'chrt');
+      break;
+    } catch {
+      // not here
+    }
+  }
+  return chrtPath;
+}
+
+/** The command line of the fold child: node, under `chrt --idle 0` when available. */
+export function foldCommand(): { file: string; args: string[] } {
+  // --expose-gc: the child collects after each fold, so that it idles small between cycles.
+  const node = [process.execPath, '--expose-gc', CHILD_ENTRY];
+  const idle = process.platform === 'linux' ? chrt() : null;
+  return idle === null ? { file: node[0]!, args: node.slice(1) } : { file: idle, args: ['--idle', '0', ...node] };
+}
+
+/** Whether `child` (its process handle and its IPC channel) holds this process's event loop open. */
+function keepAlive(child: ChildProcess, on: boolean): void {
+  if (on) {
+    child.ref();
+    child.channel?.ref();
+  } else {
+    child.unref();
+    child.channel?.unref();
+  }
+}
+
+interface Waiting {
+  resolve(result: FoldResult): void;
+  reject(err: Error): void;
+}
+
+/** The fold child: one fold at a time; spawned by start() or by the first fold. */
+export class FoldProcess implements Folds {
+  private child: ChildProcess | null = null;
+  private waiting: Waiting | null = null;
+  private closed = false;
+
+  /** Spawns the child now (cheap while the primary's heap is still small). */
+  start(): void {
+    if (this.child === null && !this.closed) this.child = this.spawn();
+  }
+
+  /** The child's pid, while it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  readonly run: FoldRunner = (src, dst) => {
+    if (this.closed || this.waiting !== null) {
+      return { result: Promise.reject(new Error(this.closed ? 'the fold process is closed' : 'a fold is already running')), cancel() {} };
+    }
+    this.start();
+    const child = this.child!;
+    const result = new Promise<FoldResult>((resolve, reject) => { this.waiting = { resolve, reject }; });
+    keepAlive(child, true); // a fold in progress keeps the primary's loop alive, an idle child does not
+    child.send({ src, dst } satisfies FoldJob);
+    return { result, cancel: () => void child.kill('SIGKILL') };
+  };
+
+  /** Ends the child (abandoning a fold in progress); later folds are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    if (child === null) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      keepAlive(child, true); // else the process may end before the exit is seen
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+
+  private spawn(): ChildProcess {
+    const { file, args } = foldCommand();
+    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    child.on('message', (reply: FoldReply) => {
+      keepAlive(child, false);
+      const waiting = this.settle();
+      if (reply.ok) waiting?.resolve(reply.result);
+      else waiting?.reject(new Error(reply.message));
+    });
+    child.on('error', (err) => this.lost(child, err));
+    child.on('exit', (code, signal) => this.lost(child, new Error(`the compaction child exited (${signal ?? `code ${code}`}) without a result`)));
+    keepAlive(child, false);
+    return child;
+  }
+
+  private settle(): Waiting | null {
+    const waiting = this.waiting;
+    this.waiting = null;
+    return waiting;
+  }
+
+  private lost(child: ChildProcess, err: Error): void {
+    if (this.child !== child) return;
+    this.child = null;
+    this.settle()?.reject(err);
+  }
+}
