@@ -11,7 +11,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { FRAME_HEADER_BYTES } from './codec.ts';
 import { foldRecord } from './frames.ts';
-import { LOGFILE_MODE, writeFully, type WriteTarget } from './fsutil.ts';
+import { LOGFILE_MODE, writeFully } from './fsutil.ts';
 import { scanFile } from './replay.ts';
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -25,11 +25,6 @@ export interface FoldResult {
   readonly tornBytes: number;
 }
 
-/** Where the fold writes: a file handle, or the descriptor the primary handed to the child. */
-export interface FoldOutput extends WriteTarget {
-  sync(): Promise<void>;
-}
-
 /** Folds `src` into `dst` (created or truncated; synced before this resolves). */
 export async function foldLogfile(src: string, dst: string): Promise<FoldResult> {
   const output = await open(dst, 'w', LOGFILE_MODE);
@@ -41,7 +36,7 @@ export async function foldLogfile(src: string, dst: string): Promise<FoldResult>
 }
 
 /** Folds `src` into `output`, written from its current position, then synced. */
-export async function foldInto(src: string, output: FoldOutput): Promise<FoldResult> {
+export async function foldInto(src: string, output: FileHandle): Promise<FoldResult> {
   const latest = new Map<string, number>(); // entry -> file offset of its last frame
   const input = await open(src, 'r');
   try {
@@ -60,7 +55,7 @@ export async function foldInto(src: string, output: FoldOutput): Promise<FoldRes
 }
 
 /** Copies the frames starting at `offsets` (ascending, all below `end`) to `output`. */
-async function copyFrames(input: FileHandle, offsets: Iterable<number>, end: number, output: WriteTarget): Promise<number> {
+async function copyFrames(input: FileHandle, offsets: Iterable<number>, end: number, output: FileHandle): Promise<number> {
   const window = new SourceWindow(input, end);
   const out = Buffer.allocUnsafe(CHUNK_BYTES);
   let used = 0;

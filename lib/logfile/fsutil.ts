@@ -2,6 +2,7 @@
 // Durability rule they serve: a rename or a file creation is only trusted once the directory
 // that holds it has been fsynced.
 import { open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** Files the logfile code creates may hold credentials (amqp/redis URLs): owner-only. */
@@ -40,13 +41,8 @@ export async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** What writeFully needs: a FileHandle, or a wrapper of a bare descriptor. */
-export interface WriteTarget {
-  write(buffer: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
-}
-
-/** Writes all of `data` at the target's position (a write may be short). */
-export async function writeFully(handle: WriteTarget, data: Buffer): Promise<void> {
+/** Writes all of `data` at the handle's position (a write may be short). */
+export async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
   for (let at = 0; at < data.length;) {
     const { bytesWritten } = await handle.write(data, at, data.length - at);
     if (!(bytesWritten > 0)) throw new Error('write made no progress');
