@@ -7,6 +7,9 @@
 // Between re-anchorings durations are exact: both ends go through the same anchor.
 // Invariant: integer arithmetic only (bigint ns), never a timestamp through a float.
 
+/** The longest delay setTimeout/setInterval honour; a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const NS_PER_MS = 1_000_000n;
 const DRIFT_NS = 2n * NS_PER_MS;
 

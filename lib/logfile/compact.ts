@@ -36,6 +36,7 @@
 // at once: on a nearly full disk it would otherwise hold the space the journal needs.
 import { open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { MAX_TIMER_MS } from '../clock.ts';
 import type { CompressionState } from '../domain/stat.ts';
 import type { Logger } from '../log.ts';
 import type { FoldResult } from './fold.ts';
@@ -57,7 +58,6 @@ export interface CompactorOptions {
   readonly onCycle?: (outcome: 'success' | 'failure') => void;
 }
 
-const MAX_TIMER_MS = 2 ** 31 - 1; // larger delays make setTimeout fire at once
 const COPY_CHUNK_BYTES = 1024 * 1024;
 const SWAP_CATCH_UP_BYTES = 256 * 1024;
 

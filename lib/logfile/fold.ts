@@ -25,9 +25,12 @@ export interface FoldResult {
   readonly tornBytes: number;
 }
 
-/** Folds `src` into `dst` (created or truncated; synced before this resolves). */
+/**
+ * Folds `src` into the new file `dst`, synced before this resolves. `dst` must not exist: the
+ * fold never writes into a file someone else made (a leftover, or another process's output).
+ */
 export async function foldLogfile(src: string, dst: string): Promise<FoldResult> {
-  const output = await open(dst, 'w', LOGFILE_MODE);
+  const output = await open(dst, 'wx', LOGFILE_MODE);
   try {
     return await foldInto(src, output);
   } finally {
@@ -35,8 +38,7 @@ export async function foldLogfile(src: string, dst: string): Promise<FoldResult>
   }
 }
 
-/** Folds `src` into `output`, written from its current position, then synced. */
-export async function foldInto(src: string, output: FileHandle): Promise<FoldResult> {
+async function foldInto(src: string, output: FileHandle): Promise<FoldResult> {
   const latest = new Map<string, number>(); // entry -> file offset of its last frame
   const input = await open(src, 'r');
   try {

@@ -22,6 +22,7 @@ import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs
 import { MeterProvider, PeriodicExportingMetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { MAX_TIMER_MS } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { ExportLedger, MAX_BATCH, MAX_QUEUE } from './bounded.ts';
 import { createInstruments, type InstrumentSources, type JobInstruments } from './instruments.ts';
@@ -30,8 +31,6 @@ import { BoundedLogProcessor, BoundedSpanProcessor } from './processors.ts';
 import { createRequestSpans, type RequestSpans } from './spans.ts';
 
 const SCOPE = 'tickd';
-/** setTimeout/setInterval take at most 2^31-1 ms (more fires at once): u32 values are clamped. */
-const MAX_TIMER_MS = 2_147_483_647;
 const MIN_INTERVAL_MS = 10;
 /** Per HTTP request, retries included. */
 const MIN_EXPORT_TIMEOUT_MS = 1000;

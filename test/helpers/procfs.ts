@@ -1,29 +1,32 @@
 // Process facts from Linux's /proc, for tests about the processes the daemon starts.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
-/** State letter and parent pid from /proc/<pid>/stat (the command name may hold spaces). */
-function statOf(pid: number): { state: string; ppid: number } | null {
+/** Exists and is not a zombie (a killed orphan stays a zombie until init reaps it). */
+export function alive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state = '', ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state, ppid: Number(ppid) };
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z'; // the command name may hold spaces and ')'
   } catch {
-    return null;
+    return false;
   }
 }
 
-/** Running, sleeping or stopped: not gone and not a zombie. */
-export function alive(pid: number): boolean {
-  const stat = statOf(pid);
-  return stat !== null && stat.state !== 'Z';
+/** The argument vector of `pid`. */
+export function cmdline(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 }
 
-/** Live children of `ppid` whose command line contains `needle`. */
-export function childrenOf(ppid: number, needle: string): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
-    if (statOf(pid)?.ppid !== ppid || !alive(pid)) return false;
+/** Children started by the main thread of `pid`. */
+export function childPids(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text === '' ? [] : text.split(' ').map(Number);
+}
+
+/** Live children of `pid` with an argument containing `needle`. */
+export function childrenRunning(pid: number, needle: string): number[] {
+  return childPids(pid).filter((child) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
+      return alive(child) && cmdline(child).some((arg) => arg.includes(needle));
     } catch {
       return false; // gone meanwhile
     }

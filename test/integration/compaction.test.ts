@@ -8,7 +8,7 @@ import { encodeRecord } from '../../lib/logfile/codec.ts';
 import type { LogRecord } from '../../lib/logfile/record.ts';
 import { Daemon } from '../helpers/daemon.ts';
 import { LineClient, stat, waitFor } from '../helpers/client.ts';
-import { alive, childrenOf } from '../helpers/procfs.ts';
+import { alive, childrenRunning } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { FAR_FUTURE_NS, logfileDaemon, logfileOf, logRecords, snapshot } from './logfile-helpers.ts';
 
@@ -115,7 +115,7 @@ describe('compaction', function () {
     const dir = tempDir();
     for (const end of ['stop', 'kill'] as const) {
       const daemon = await logfileDaemon(dir, { compression_interval: 3600 });
-      const children = childrenOf(daemon.proc.pid!, 'compact-child.ts');
+      const children = childrenRunning(daemon.proc.pid!, 'compact-child.ts');
       expect(children).to.have.length(1);
       if (end === 'stop') expect((await daemon.stop()).code).to.equal(0);
       else await daemon.kill();
@@ -123,7 +123,7 @@ describe('compaction', function () {
     }
     const noCompaction = await logfileDaemon(dir, { compression_interval: 0 });
     try {
-      expect(childrenOf(noCompaction.proc.pid!, 'compact-child.ts')).to.deep.equal([]); // nothing to fold, no child
+      expect(childrenRunning(noCompaction.proc.pid!, 'compact-child.ts')).to.deep.equal([]); // nothing to fold, no child
     } finally {
       await noCompaction.stop();
     }

@@ -3,7 +3,8 @@
 // and, when given the served OpenAPI document, checks EVERY response against it: the status
 // must be documented for the operation and the body must match its schema.
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { Address } from '../helpers/daemon.ts';
+import { LineClient } from '../helpers/client.ts';
+import { Daemon, type Address } from '../helpers/daemon.ts';
 import { SchemaChecker } from '../unit/http/schema-check.ts';
 
 export interface HttpResult {
@@ -97,4 +98,22 @@ export class HttpApi {
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** A daemon with HTTP on (2 workers, no auth_file), an HttpApi on it and a TCP client. */
+export interface HttpDaemon {
+  readonly daemon: Daemon;
+  readonly api: HttpApi;
+  readonly tcp: LineClient;
+}
+
+export async function startHttpDaemon(): Promise<HttpDaemon> {
+  const daemon = await Daemon.start({ workers: 2, config: { http: { listen: '127.0.0.1:0' } } });
+  return { daemon, api: new HttpApi(daemon.http!), tcp: await LineClient.connect(daemon.tcp) };
+}
+
+export async function stopHttpDaemon(started: Partial<HttpDaemon>): Promise<void> {
+  started.tcp?.close();
+  started.api?.close();
+  await started.daemon?.stop();
 }

@@ -3,9 +3,9 @@
 // validation messages, lists, and rules shared with TCP. Every response and accepted request
 // is checked against the served OpenAPI document (http-client.ts).
 import { expect } from 'chai';
-import { Daemon } from '../helpers/daemon.ts';
+import type { Daemon } from '../helpers/daemon.ts';
 import { LineClient, waitFor } from '../helpers/client.ts';
-import { HttpApi } from './http-client.ts';
+import { startHttpDaemon, stopHttpDaemon, type HttpApi } from './http-client.ts';
 
 describe('HTTP interface: rules', function () {
   this.timeout(30000);
@@ -14,16 +14,10 @@ describe('HTTP interface: rules', function () {
   let tcp: LineClient;
 
   before(async () => {
-    daemon = await Daemon.start({ workers: 2, config: { http: { listen: '127.0.0.1:0' } } });
-    api = new HttpApi(daemon.http!);
+    ({ daemon, api, tcp } = await startHttpDaemon());
     api.useDocument(JSON.parse((await api.request('GET', '/openapi.json')).text));
-    tcp = await LineClient.connect(daemon.tcp);
   });
-  after(async () => {
-    tcp?.close();
-    api?.close();
-    await daemon?.stop();
-  });
+  after(() => stopHttpDaemon({ daemon, api, tcp }));
 
   describe('rules', () => {
     const put = (id: string, body: unknown) => api.request('PUT', `/rules/${id}`, { body });

@@ -4,11 +4,11 @@
 // against the served OpenAPI document (http-client.ts).
 import { expect } from 'chai';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { Daemon } from '../helpers/daemon.ts';
-import { LineClient } from '../helpers/client.ts';
+import type { Daemon } from '../helpers/daemon.ts';
+import type { LineClient } from '../helpers/client.ts';
 import { VERSION } from '../../lib/version.ts';
 import { STAT_KEYS } from '../../lib/domain/stat.ts';
-import { HttpApi } from './http-client.ts';
+import { startHttpDaemon, stopHttpDaemon, type HttpApi } from './http-client.ts';
 
 const FAR = '2099-01-01T00:00:00Z';
 const FAR_NS = '4070908800000000000';
@@ -19,16 +19,8 @@ describe('HTTP interface', function () {
   let api: HttpApi;
   let tcp: LineClient;
 
-  before(async () => {
-    daemon = await Daemon.start({ workers: 2, config: { http: { listen: '127.0.0.1:0' } } });
-    api = new HttpApi(daemon.http!);
-    tcp = await LineClient.connect(daemon.tcp);
-  });
-  after(async () => {
-    tcp?.close();
-    api?.close();
-    await daemon?.stop();
-  });
+  before(async () => ({ daemon, api, tcp } = await startHttpDaemon()));
+  after(() => stopHttpDaemon({ daemon, api, tcp }));
 
   describe('meta routes', () => {
     it('GET /health -> 200 {"status":"ok"} as application/json', async () => {

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { STAT_KEYS } from '../../lib/domain/stat.ts';
 import { LineClient, stat, waitFor } from '../helpers/client.ts';
 import { parseAddress, TICKD } from '../helpers/daemon.ts';
+import { alive, cmdline } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -73,24 +74,6 @@ function pidIn(path: string): number {
   const pid = Number(readFileSync(path, 'utf8').trim());
   expect(Number.isInteger(pid) && pid > 1, `pid in ${path}`).to.equal(true);
   return pid;
-}
-
-/** Alive and not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-function cmdline(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 }
 
 /** The daemon's "ready" log record, from the output file the script redirects it to. */

@@ -6,13 +6,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Daemon, runTickd } from '../helpers/daemon.ts';
 import { LineClient, stat, waitFor } from '../helpers/client.ts';
+import { childPids } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { STAT_KEYS } from '../../lib/domain/stat.ts';
-
-function childPids(pid: number): number[] {
-  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-  return text === '' ? [] : text.split(' ').map(Number);
-}
 
 describe('tickd lifecycle', function () {
   this.timeout(30000);

@@ -9,7 +9,7 @@ import { encodeRecord } from '../../../lib/logfile/codec.ts';
 import { FoldProcess, foldCommand } from '../../../lib/logfile/fold-runner.ts';
 import type { LogRecord } from '../../../lib/logfile/record.ts';
 import { waitFor } from '../../helpers/client.ts';
-import { alive, childrenOf } from '../../helpers/procfs.ts';
+import { alive, childrenRunning } from '../../helpers/procfs.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 const SCHED_IDLE = 5;
@@ -84,7 +84,7 @@ describe('logfile/fold-runner', function () {
     const primary = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
     try {
       let child = 0;
-      await waitFor(() => { [child = 0] = childrenOf(primary.pid!, 'compact-child.ts'); return child > 0; }, 10_000, 'the fold child');
+      await waitFor(() => { [child = 0] = childrenRunning(primary.pid!, 'compact-child.ts'); return child > 0; }, 10_000, 'the fold child');
       primary.kill('SIGKILL');
       await waitFor(() => !alive(child), 10_000, 'the orphaned fold child to end');
     } finally {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { runDirect } from '../../../lib/runner/direct.ts';
 import { OutputTail, runProcess, TAIL_BYTES } from '../../../lib/runner/process.ts';
 import { runShell } from '../../../lib/runner/shell.ts';
+import { alive } from '../../helpers/procfs.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from './context.ts';
 
@@ -17,16 +18,6 @@ function direct(executable: string, args: string[], signal = neverAborted()) {
   const { ctx, lines } = capturingContext();
   const spec = { type: 'direct' as const, executable, args };
   return { result: runDirect(makeExecution(spec), spec, ctx, signal), lines };
-}
-
-/** Alive = exists and is not a zombie (a killed orphan stays a zombie until init reaps it). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 describe('runner/process (shell, direct)', function () {
@@ -122,11 +113,11 @@ describe('runner/process (shell, direct)', function () {
     const { result } = shell(`sleep 30 & echo $! > ${pidFile}; wait`, controller.signal);
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'), 5000, 'the pid file');
     const sleepPid = Number(readFileSync(pidFile, 'utf8'));
-    expect(isAlive(sleepPid)).to.equal(true);
+    expect(alive(sleepPid)).to.equal(true);
     controller.abort();
     expect(await result).to.equal(false);
     expect(Date.now() - started).to.be.below(10000);
-    await waitFor(() => !isAlive(sleepPid), 5000, 'the grandchild sleep to die');
+    await waitFor(() => !alive(sleepPid), 5000, 'the grandchild sleep to die');
   });
 
   it('does not start anything once already aborted', async () => {
