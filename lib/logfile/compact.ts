@@ -15,6 +15,9 @@
 //     rename T -> L, switch the journal to the opened T, fsync the directory. Release.
 //  4. Unlink C, fsync the directory.
 // Result: L = compacted(C) ‖ everything appended since the rotation, as the spec requires.
+// A cycle finds nothing to do (and touches no file) when L is empty, or when nothing was
+// appended since a cycle left L as exactly its fold's output: an idle daemon does not
+// rewrite its whole state every interval.
 // The primary only does renames, async copies and fsyncs; the fold's CPU work and its memory
 // live in the child, so the event loop and the scheduler tick never wait on it.
 //
@@ -79,6 +82,11 @@ export class Compactor {
   private timer: NodeJS.Timeout | null = null;
   private started = false;
   private stopped = false;
+  /**
+   * The log's length when it last held exactly a fold's output (nothing appended during that
+   * cycle); while it still has that length, a cycle would rewrite the same file: skipped.
+   */
+  private foldedLength: number | null = null;
 
   constructor(opts: CompactorOptions) {
     this.path = opts.path;
@@ -112,8 +120,10 @@ export class Compactor {
     this.running = this.cycle().then(
       (folded): CompactionOutcome => {
         this.state = 'success';
-        this.compactions++;
-        if (folded.inputRecords !== undefined) this.log.info({ ...folded, ms: Math.round(performance.now() - started) }, 'logfile compacted');
+        if (folded.inputRecords !== undefined) {
+          this.compactions++;
+          this.log.info({ ...folded, ms: Math.round(performance.now() - started) }, 'logfile compacted');
+        }
         return 'success';
       },
       (err: unknown): CompactionOutcome => {
@@ -164,6 +174,10 @@ export class Compactor {
     const output = compactingPath(path);
     if (!(await exists(leftover))) {
       if (journal.durableBytes === 0) return {}; // nothing to fold
+      if (journal.durableBytes === this.foldedLength) {
+        this.log.debug({ path, bytes: this.foldedLength }, 'logfile unchanged since the last compaction; cycle skipped');
+        return {};
+      }
       await journal.exclusive(async () => {
         await rename(path, leftover);
         let fresh;
@@ -234,6 +248,7 @@ export class Compactor {
         }
         await journal.switchTo(swapped);
         await fsyncDir(path);
+        this.foldedLength = copied === 0 ? journal.durableBytes : null;
       });
     } finally {
       await source?.close();

@@ -214,6 +214,38 @@ describe('logfile/compact', () => {
     await journal.close();
   });
 
+  it('skips a cycle while the log is still exactly the last fold output, and folds again after an append', async () => {
+    const path = join(tempDir(), 'log');
+    const journal = await openJournal(path);
+    const records = history();
+    await write(journal, records);
+    let runs = 0;
+    let during: LogRecord[] = [];
+    const folds = wrapped((real) => (src, dst) => {
+      runs++;
+      const run = real(src, dst);
+      // appended while the fold runs: they land in the compacted file's tail
+      return { result: run.result.then(async (r) => { await write(journal, during); return r; }), cancel: run.cancel };
+    });
+    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds });
+    during = [job('tail', 1n)];
+    expect(await compactor.runOnce()).to.equal('success');
+    // the log ends with a tail appended during the cycle: the next cycle folds it in
+    during = [];
+    expect(await compactor.runOnce()).to.equal('success');
+    expect([runs, compactor.compactions]).to.deep.equal([2, 2]);
+    const { ino, size } = statSync(path);
+    expect(await compactor.runOnce()).to.equal('success');
+    expect([runs, compactor.compactions, compactor.state]).to.deep.equal([2, 2, 'success']);
+    expect(statSync(path)).to.include({ ino, size }); // the same file, untouched
+    await write(journal, [job('later', 2n)]);
+    expect(await compactor.runOnce()).to.equal('success');
+    expect([runs, compactor.compactions]).to.deep.equal([3, 3]);
+    await compactor.stop();
+    await journal.close();
+    expect(await stateOnDisk(path)).to.deep.equal(stateOf([...records, job('tail', 1n), job('later', 2n)]));
+  });
+
   describe('crash points: files as a crash after each step leaves them, then a restart', () => {
     const old = history();
     const fresh = [job('app.j1', 777n), { t: 'job.removed', id: 'app.j2' } as LogRecord, rule('same', 'echo 3')];
