@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { foldLogfile } from './fold.ts';
-import type { FoldJob, FoldReply } from './fold-runner.ts';
+import type { FoldJob, FoldReady, FoldReply } from './fold-runner.ts';
 
 /**
  * Nice 19 for every thread of this process (Linux addresses a thread by its TID). Threads
@@ -32,6 +32,7 @@ lowestPriority();
 // SIGKILL rather than exit(): exit() joins the libuv pool, which waits for a read in
 // progress, and the point is to stop at once.
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+process.send?.({ ready: true } satisfies FoldReady); // chrt, if any, let us start
 process.on('message', async (job: FoldJob) => {
   process.send?.(await fold(job));
   collect(); // the fold's map and buffers are garbage now: give the memory back while idle

@@ -13,6 +13,9 @@
 // alone holds its event loop for 10-20 ms. The child is spawned at startup, before the replay
 // fills the heap, and only respawned if it dies (then at that cost, once).
 //
+// Where chrt is installed but SCHED_IDLE is refused (a seccomp filter, say), chrt exits at
+// once: the child is then respawned without it, at nice 19 only, and the fold goes on.
+//
 // Orphans: the child ends as soon as its IPC channel closes (its primary is gone). Should it
 // still be writing, it writes into a file it created with O_EXCL and holds open: a restarted
 // primary removes that path at startup, and its own fold then creates a new file, so no
@@ -22,6 +25,7 @@ import { accessSync, constants } from 'node:fs';
 import { once } from 'node:events';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from '../log.ts';
 import type { FoldResult } from './fold.ts';
 
 /** Runs a fold of `src` into the new file `dst`; cancel() abandons it (its promise then rejects). */
@@ -40,13 +44,17 @@ export interface FoldJob {
 }
 /** The child's answer to one FoldJob. */
 export type FoldReply = { readonly ok: true; readonly result: FoldResult } | { readonly ok: false; readonly message: string };
+/** The child's first message: it runs (so chrt, if used, did its part). */
+export interface FoldReady {
+  readonly ready: true;
+}
 
 const CHILD_ENTRY = fileURLToPath(new URL('./compact-child.ts', import.meta.url));
 
 let chrtPath: string | null | undefined;
 
 /** chrt(1) on PATH (or in /usr/bin, /bin for a bare init environment), looked up once. */
-function chrt(): string | null {
+export function findChrt(): string | null {
   if (chrtPath !== undefined) return chrtPath;
   chrtPath = null;
   for (const dir of [...(process.env['PATH'] ?? '').split(delimiter), '/usr/bin', '/bin']) {
@@ -62,12 +70,18 @@ function chrt(): string | null {
   return chrtPath;
 }
 
-/** The command line of the fold child: node, under `chrt --idle 0` when available. */
-export function foldCommand(): { file: string; args: string[] } {
+/** The command line of the fold child: node, under `chrt --idle 0` when `chrt` is given. */
+export function foldCommand(chrt: string | null): { file: string; args: string[] } {
   // --expose-gc: the child collects after each fold, so that it idles small between cycles.
   const node = [process.execPath, '--expose-gc', CHILD_ENTRY];
-  const idle = process.platform === 'linux' ? chrt() : null;
-  return idle === null ? { file: node[0]!, args: node.slice(1) } : { file: idle, args: ['--idle', '0', ...node] };
+  return chrt === null ? { file: node[0]!, args: node.slice(1) } : { file: chrt, args: ['--idle', '0', ...node] };
+}
+
+export interface FoldProcessOptions {
+  /** chrt(1) to start the child under SCHED_IDLE; default: findChrt() on Linux; null: none. */
+  readonly chrt?: string | null;
+  /** Gets the warning when chrt fails and the child runs without SCHED_IDLE. */
+  readonly log?: Logger;
 }
 
 /** Whether `child` (its process handle and its IPC channel) holds this process's event loop open. */
@@ -89,8 +103,17 @@ interface Waiting {
 /** The fold child: one fold at a time; spawned by start() or by the first fold. */
 export class FoldProcess implements Folds {
   private child: ChildProcess | null = null;
+  private childReady = false;
+  private chrt: string | null;
+  private readonly log: Logger | undefined;
   private waiting: Waiting | null = null;
+  private job: FoldJob | null = null;
   private closed = false;
+
+  constructor(opts: FoldProcessOptions = {}) {
+    this.chrt = opts.chrt !== undefined ? opts.chrt : process.platform === 'linux' ? findChrt() : null;
+    this.log = opts.log;
+  }
 
   /** Spawns the child now (cheap while the primary's heap is still small). */
   start(): void {
@@ -106,13 +129,19 @@ export class FoldProcess implements Folds {
     if (this.closed || this.waiting !== null) {
       return { result: Promise.reject(new Error(this.closed ? 'the fold process is closed' : 'a fold is already running')), cancel() {} };
     }
+    const result = new Promise<FoldResult>((resolve, reject) => { this.waiting = { resolve, reject }; });
+    this.job = { src, dst };
+    this.send(this.job);
+    // the child may be replaced (chrt refused) before the fold ends: kill whichever runs it
+    return { result, cancel: () => void this.child?.kill('SIGKILL') };
+  };
+
+  private send(job: FoldJob): void {
     this.start();
     const child = this.child!;
-    const result = new Promise<FoldResult>((resolve, reject) => { this.waiting = { resolve, reject }; });
     keepAlive(child, true); // a fold in progress keeps the primary's loop alive, an idle child does not
-    child.send({ src, dst } satisfies FoldJob);
-    return { result, cancel: () => void child.kill('SIGKILL') };
-  };
+    child.send(job);
+  }
 
   /** Ends the child (abandoning a fold in progress); later folds are refused. */
   async close(): Promise<void> {
@@ -128,9 +157,14 @@ export class FoldProcess implements Folds {
   }
 
   private spawn(): ChildProcess {
-    const { file, args } = foldCommand();
+    const { file, args } = foldCommand(this.chrt);
     const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    child.on('message', (reply: FoldReply) => {
+    this.childReady = false;
+    child.on('message', (reply: FoldReply | FoldReady) => {
+      if ('ready' in reply) {
+        if (this.child === child) this.childReady = true;
+        return;
+      }
       keepAlive(child, false);
       const waiting = this.settle();
       if (reply.ok) waiting?.resolve(reply.result);
@@ -145,12 +179,21 @@ export class FoldProcess implements Folds {
   private settle(): Waiting | null {
     const waiting = this.waiting;
     this.waiting = null;
+    this.job = null;
     return waiting;
   }
 
   private lost(child: ChildProcess, err: Error): void {
     if (this.child !== child) return;
     this.child = null;
+    // Gone before its first message, not killed by us: chrt could not set SCHED_IDLE (or
+    // could not run). Go on without it rather than fail every cycle from now on.
+    if (this.chrt !== null && !this.childReady && child.signalCode === null && !this.closed) {
+      this.log?.warn({ err, chrt: this.chrt }, 'the compaction child could not start under chrt --idle; it runs at nice 19 only');
+      this.chrt = null;
+      if (this.job !== null) this.send(this.job);
+      return;
+    }
     this.settle()?.reject(err);
   }
 }

@@ -33,7 +33,7 @@ export interface OpenedLogfile {
 
 /** Throws LogfileCorruptError (replay.ts) for a complete record that does not decode. */
 export async function openLogfile(opts: OpenLogfileOptions): Promise<OpenedLogfile> {
-  const folds = new FoldProcess();
+  const folds = new FoldProcess({ log: opts.log });
   try {
     if (opts.compressionIntervalSec > 0 || (await exists(toCompressPath(opts.path)))) folds.start();
     const replay = await replayStartup(opts.path, opts.onRecord, opts.log);

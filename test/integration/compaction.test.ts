@@ -4,6 +4,7 @@
 // `.to_compress` found at startup is folded at once, not at the first timer tick.
 import { expect } from 'chai';
 import { existsSync, mkdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { encodeRecord } from '../../lib/logfile/codec.ts';
 import type { LogRecord } from '../../lib/logfile/record.ts';
 import { Daemon } from '../helpers/daemon.ts';
@@ -161,6 +162,27 @@ describe('compaction', function () {
       } finally {
         await again.stop();
       }
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('where chrt refuses SCHED_IDLE, compaction still runs (nice 19 only) and says why once', async function () {
+    if (process.platform !== 'linux') this.skip(); // chrt is looked up on Linux only
+    const dir = tempDir();
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    // what chrt does under a seccomp filter that forbids sched_setscheduler
+    writeFileSync(join(bin, 'chrt'), '#!/bin/sh\necho "chrt: failed to set pid 0\'s policy: Operation not permitted" >&2\nexit 1\n', { mode: 0o755 });
+    const path = logfileOf(dir);
+    const { expected } = writeInterruptedCompaction(path);
+    const daemon = await Daemon.start({ dir, workers: 1, config: { database: { persistence: 'logfile' } }, env: { PATH: `${bin}:${process.env['PATH']}` } });
+    try {
+      await daemon.waitForLog((r) => r['msg'] === COMPACTED, 20000);
+      expect(logRecords(daemon, 'the compaction child could not start under chrt --idle; it runs at nice 19 only')).to.have.length(1);
+      expect(logRecords(daemon, 'logfile compaction failed; it is retried at the next interval')).to.deep.equal([]);
+      expect(existsSync(`${path}.to_compress`)).to.equal(false);
+      expect((await snapshot(daemon.tcp)).jobs).to.deep.equal(expected);
     } finally {
       await daemon.stop();
     }

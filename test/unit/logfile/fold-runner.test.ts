@@ -6,7 +6,8 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { encodeRecord } from '../../../lib/logfile/codec.ts';
-import { FoldProcess, foldCommand } from '../../../lib/logfile/fold-runner.ts';
+import bunyan from 'bunyan';
+import { FoldProcess, findChrt } from '../../../lib/logfile/fold-runner.ts';
 import type { LogRecord } from '../../../lib/logfile/record.ts';
 import { waitFor } from '../../helpers/client.ts';
 import { alive, childrenRunning } from '../../helpers/procfs.ts';
@@ -36,7 +37,7 @@ describe('logfile/fold-runner', function () {
       const pid = folds.pid!;
       const tids = () => readdirSync(`/proc/${pid}/task`);
       await waitFor(() => tids().length > 1 && tids().every((tid) => getPriority(Number(tid)) === 19), 10_000, 'nice 19 on every thread');
-      const viaChrt = foldCommand().args.includes('--idle');
+      const viaChrt = findChrt() !== null;
       expect(new Set(tids().map((tid) => policyOf(pid, tid)))).to.deep.equal(new Set([viaChrt ? SCHED_IDLE : 0]));
       const dir = tempDir();
       expect(await folds.run(sourceFile(dir), join(dir, 'out')).result).to.include({ inputRecords: 3, outputRecords: 2 });
@@ -74,6 +75,33 @@ describe('logfile/fold-runner', function () {
       expect(alive(first)).to.equal(false);
     } finally {
       await folds.close();
+    }
+  });
+
+  it('goes on without SCHED_IDLE when chrt refuses it, warning once', async () => {
+    const dir = tempDir();
+    const chrt = join(dir, 'chrt'); // as chrt does where sched_setscheduler is forbidden
+    writeFileSync(chrt, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    const warnings: string[] = [];
+    const log = bunyan.createLogger({ name: 'test', streams: [{ type: 'raw', level: 'warn', stream: { write: (r: object) => { warnings.push((r as { msg: string }).msg); } } }] });
+    // refused while idle (spawned at startup), then while a fold waits for the child
+    for (const [folds, startFirst] of [[new FoldProcess({ chrt, log }), true], [new FoldProcess({ chrt, log }), false]] as const) {
+      warnings.length = 0;
+      try {
+        if (startFirst) {
+          folds.start();
+          await waitFor(() => warnings.length > 0, 10_000, 'the warning');
+        }
+        expect(await folds.run(sourceFile(dir), join(dir, `out-${startFirst}-1`)).result).to.include({ outputRecords: 2 });
+        const pid = folds.pid!;
+        expect(policyOf(pid, String(pid))).to.equal(0);
+        expect(getPriority(pid)).to.equal(19);
+        expect(await folds.run(sourceFile(dir), join(dir, `out-${startFirst}-2`)).result).to.include({ outputRecords: 2 });
+        expect(folds.pid).to.equal(pid);
+        expect(warnings).to.deep.equal(['the compaction child could not start under chrt --idle; it runs at nice 19 only']);
+      } finally {
+        await folds.close();
+      }
     }
   });
 
