@@ -1,6 +1,6 @@
-// Closed-loop protocol load: each of N connections sends one SET, waits for its reply, then
-// sends the next, until stopped. With fsync_on_persist every reply waits for an fsync, so the
-// rate shows how many writers share one (group commit). Ids: `<prefix>.<connection>.<n>`,
+// Closed-loop protocol load: each of N connections sends one SET (or `depth` SETs), then
+// one more for each reply, until stopped. With fsync_on_persist every reply waits for an
+// fsync, so the rate shows how many writers share one (group commit). Ids: `<prefix>.<connection>.<n>`,
 // all due in 2096. Reply lines carrying ERROR are counted apart.
 import { connect, type Socket } from 'node:net';
 import type { Address } from '../../test/helpers/daemon.ts';
@@ -14,7 +14,7 @@ export interface ClosedLoop {
   stop(): Promise<void>;
 }
 
-export async function closedLoopSets(addr: Address, connections: number, prefix: string): Promise<ClosedLoop> {
+export async function closedLoopSets(addr: Address, connections: number, prefix: string, depth = 1): Promise<ClosedLoop> {
   let replies = 0;
   let errors = 0;
   let running = true;
@@ -24,9 +24,10 @@ export async function closedLoopSets(addr: Address, connections: number, prefix:
   await Promise.all(Array.from({ length: connections }, (_, c) => new Promise<void>((connected, failed) => {
     const socket = connect(addr.port, addr.host);
     sockets.push(socket);
-    let n = 0;
+    let n = 0; // replies received on this connection
+    let sent = 0;
     let buffered = '';
-    const send = (): void => { socket.write(`${n} SET ${prefix}.${c}.${n} ${FAR_FUTURE_NS + BigInt(n)}\n`); };
+    const send = (): void => { socket.write(`${sent} SET ${prefix}.${c}.${sent} ${FAR_FUTURE_NS + BigInt(sent)}\n`); sent++; };
     const done = Promise.withResolvers<void>();
     finished.push(done.promise);
     socket.setEncoding('utf8');
@@ -41,10 +42,10 @@ export async function closedLoopSets(addr: Address, connections: number, prefix:
         replies++;
         n++;
         if (running) send();
-        else socket.destroy();
+        else if (n === sent) socket.destroy();
       }
     });
-    socket.once('connect', () => { send(); connected(); });
+    socket.once('connect', () => { for (let k = 0; k < depth; k++) send(); connected(); });
   })));
   return {
     get replies() { return replies; },

@@ -7,9 +7,9 @@
 // "logfile compacted" log line) and the worst lateness of the probes due while it ran, from
 // the daemon's own "job fired" debug lines (the sink's arrival times are in the note).
 import type { Daemon } from '../../test/helpers/daemon.ts';
-import { benchDir, mb, sleep, startDaemon, stopDaemon } from '../lib/harness.ts';
+import { benchDir, mb, sleep, startDaemon, stopDaemon, wallNs } from '../lib/harness.ts';
 import { buildLogfile, logTimeMs } from '../lib/logfile-load.ts';
-import { firingsOf, probeRule, rollingProbes } from '../lib/probes.ts';
+import { firingsOf, probeRule, rollingProbes, type Firing } from '../lib/probes.ts';
 import { spread } from '../lib/stats.ts';
 import { latenessMs, HttpSink } from '../lib/sink.ts';
 import type { Figure, Row, RowOptions } from '../lib/suite.ts';
@@ -49,6 +49,7 @@ async function measure(daemon: Daemon, sink: HttpSink, opts: RowOptions): Promis
     const dueMs = Number(a.executionNs / 1_000_000n);
     if (dueMs >= startMs && dueMs <= endMs) arrivedDuring.push(latenessMs(a));
   }
+  if (process.env['BENCH_TRACE'] === '1') traceWorst(firingsOf(daemon, PATTERN), startMs, endMs, daemon, opts);
   const d = spread(during);
   const o = spread(outside);
   const e2e = spread(arrivedDuring);
@@ -73,6 +74,20 @@ async function measure(daemon: Daemon, sink: HttpSink, opts: RowOptions): Promis
           `The daemon's "job fired" lines, as in the lateness row; at the http sink the worst was ${e2e.max.toFixed(2)} ms. fsync on`,
     },
   ];
+}
+
+/**
+ * BENCH_TRACE=1: the five latest-firing probes of the cycle, and the cycle, in CLOCK_MONOTONIC
+ * seconds (the clock of `perf record -k mono`), to find them in a scheduler trace of the run.
+ */
+function traceWorst(firings: Firing[], startMs: number, endMs: number, daemon: Daemon, opts: RowOptions): void {
+  const monoMinusWallNs = process.hrtime.bigint() - wallNs();
+  const mono = (wall: bigint): string => (Number(wall + monoMinusWallNs) / 1e9).toFixed(6);
+  const inCycle = firings.filter((f) => { const ms = Number(f.executionNs / 1_000_000n); return ms >= startMs && ms <= endMs; });
+  for (const f of inCycle.sort((a, b) => b.latenessMs - a.latenessMs).slice(0, 5)) {
+    opts.progress(`  trace: ${f.latenessMs.toFixed(2)} ms late, due at mono ${mono(f.executionNs)}, primary pid ${daemon.proc.pid}`);
+  }
+  opts.progress(`  trace: cycle from mono ${mono(BigInt(startMs) * 1_000_000n)} to ${mono(BigInt(endMs) * 1_000_000n)}`);
 }
 
 export const row: Row = {
