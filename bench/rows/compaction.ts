@@ -40,7 +40,8 @@ async function measure(daemon: Daemon, sink: HttpSink, opts: RowOptions): Promis
   const during: number[] = [];
   const outside: number[] = [];
   const arrivedDuring: number[] = [];
-  for (const f of firingsOf(daemon, PATTERN)) {
+  const firings = firingsOf(daemon, PATTERN);
+  for (const f of firings) {
     const dueMs = Number(f.executionNs / 1_000_000n);
     if (dueMs >= startMs && dueMs <= endMs) during.push(f.latenessMs);
     else if (dueMs >= startMs - BASELINE_MS) outside.push(f.latenessMs); // earlier ones warm up
@@ -49,7 +50,7 @@ async function measure(daemon: Daemon, sink: HttpSink, opts: RowOptions): Promis
     const dueMs = Number(a.executionNs / 1_000_000n);
     if (dueMs >= startMs && dueMs <= endMs) arrivedDuring.push(latenessMs(a));
   }
-  if (process.env['BENCH_TRACE'] === '1') traceWorst(firingsOf(daemon, PATTERN), startMs, endMs, daemon, opts);
+  if (process.env['BENCH_TRACE'] === '1') traceWorst(firings, startMs, endMs, daemon, opts);
   const d = spread(during);
   const o = spread(outside);
   const e2e = spread(arrivedDuring);

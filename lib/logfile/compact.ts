@@ -84,9 +84,10 @@ export class Compactor {
   private stopped = false;
   /**
    * The log's length when it last held exactly a fold's output (nothing appended during that
-   * cycle); while it still has that length, a cycle would rewrite the same file: skipped.
+   * cycle), null when unknown; while it still has that length, a cycle would rewrite the same
+   * file: skipped. An empty log is the fold of nothing.
    */
-  private foldedLength: number | null = null;
+  private foldedLength: number | null = 0;
 
   constructor(opts: CompactorOptions) {
     this.path = opts.path;
@@ -173,9 +174,8 @@ export class Compactor {
     const leftover = toCompressPath(path);
     const output = compactingPath(path);
     if (!(await exists(leftover))) {
-      if (journal.durableBytes === 0) return {}; // nothing to fold
       if (journal.durableBytes === this.foldedLength) {
-        this.log.debug({ path, bytes: this.foldedLength }, 'logfile unchanged since the last compaction; cycle skipped');
+        this.log.debug({ path, bytes: this.foldedLength }, 'logfile already compact; cycle skipped');
         return {};
       }
       await journal.exclusive(async () => {

@@ -71,7 +71,7 @@ export function findChrt(): string | null {
 }
 
 /** The command line of the fold child: node, under `chrt --idle 0` when `chrt` is given. */
-export function foldCommand(chrt: string | null): { file: string; args: string[] } {
+function foldCommand(chrt: string | null): { file: string; args: string[] } {
   // --expose-gc: the child collects after each fold, so that it idles small between cycles.
   const node = [process.execPath, '--expose-gc', CHILD_ENTRY];
   return chrt === null ? { file: node[0]!, args: node.slice(1) } : { file: chrt, args: ['--idle', '0', ...node] };
@@ -96,6 +96,7 @@ function keepAlive(child: ChildProcess, on: boolean): void {
 }
 
 interface Waiting {
+  readonly job: FoldJob;
   resolve(result: FoldResult): void;
   reject(err: Error): void;
 }
@@ -103,11 +104,9 @@ interface Waiting {
 /** The fold child: one fold at a time; spawned by start() or by the first fold. */
 export class FoldProcess implements Folds {
   private child: ChildProcess | null = null;
-  private childReady = false;
   private chrt: string | null;
   private readonly log: Logger | undefined;
   private waiting: Waiting | null = null;
-  private job: FoldJob | null = null;
   private closed = false;
 
   constructor(opts: FoldProcessOptions = {}) {
@@ -129,9 +128,9 @@ export class FoldProcess implements Folds {
     if (this.closed || this.waiting !== null) {
       return { result: Promise.reject(new Error(this.closed ? 'the fold process is closed' : 'a fold is already running')), cancel() {} };
     }
-    const result = new Promise<FoldResult>((resolve, reject) => { this.waiting = { resolve, reject }; });
-    this.job = { src, dst };
-    this.send(this.job);
+    const job: FoldJob = { src, dst };
+    const result = new Promise<FoldResult>((resolve, reject) => { this.waiting = { job, resolve, reject }; });
+    this.send(job);
     // the child may be replaced (chrt refused) before the fold ends: kill whichever runs it
     return { result, cancel: () => void this.child?.kill('SIGKILL') };
   };
@@ -159,10 +158,10 @@ export class FoldProcess implements Folds {
   private spawn(): ChildProcess {
     const { file, args } = foldCommand(this.chrt);
     const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    this.childReady = false;
+    let ready = false;
     child.on('message', (reply: FoldReply | FoldReady) => {
       if ('ready' in reply) {
-        if (this.child === child) this.childReady = true;
+        ready = true;
         return;
       }
       keepAlive(child, false);
@@ -170,8 +169,8 @@ export class FoldProcess implements Folds {
       if (reply.ok) waiting?.resolve(reply.result);
       else waiting?.reject(new Error(reply.message));
     });
-    child.on('error', (err) => this.lost(child, err));
-    child.on('exit', (code, signal) => this.lost(child, new Error(`the compaction child exited (${signal ?? `code ${code}`}) without a result`)));
+    child.on('error', (err) => this.lost(child, ready, err));
+    child.on('exit', (code, signal) => this.lost(child, ready, new Error(`the compaction child exited (${signal ?? `code ${code}`}) without a result`)));
     keepAlive(child, false);
     return child;
   }
@@ -179,19 +178,18 @@ export class FoldProcess implements Folds {
   private settle(): Waiting | null {
     const waiting = this.waiting;
     this.waiting = null;
-    this.job = null;
     return waiting;
   }
 
-  private lost(child: ChildProcess, err: Error): void {
+  private lost(child: ChildProcess, ready: boolean, err: Error): void {
     if (this.child !== child) return;
     this.child = null;
     // Gone before its first message, not killed by us: chrt could not set SCHED_IDLE (or
     // could not run). Go on without it rather than fail every cycle from now on.
-    if (this.chrt !== null && !this.childReady && child.signalCode === null && !this.closed) {
+    if (this.chrt !== null && !ready && child.signalCode === null && !this.closed) {
       this.log?.warn({ err, chrt: this.chrt }, 'the compaction child could not start under chrt --idle; it runs at nice 19 only');
       this.chrt = null;
-      if (this.job !== null) this.send(this.job);
+      if (this.waiting !== null) this.send(this.waiting.job);
       return;
     }
     this.settle()?.reject(err);

@@ -7,7 +7,7 @@ import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { encodeRecord } from '../../../lib/logfile/codec.ts';
 import bunyan from 'bunyan';
-import { FoldProcess, findChrt } from '../../../lib/logfile/fold-runner.ts';
+import { FoldProcess, findChrt, type FoldProcessOptions } from '../../../lib/logfile/fold-runner.ts';
 import type { LogRecord } from '../../../lib/logfile/record.ts';
 import { waitFor } from '../../helpers/client.ts';
 import { alive, childrenRunning } from '../../helpers/procfs.ts';
@@ -25,14 +25,23 @@ function sourceFile(dir: string): string {
   return src;
 }
 
+/** Runs body with a new FoldProcess, closed after it whatever happens. */
+async function withFolds(body: (folds: FoldProcess) => Promise<void>, opts: FoldProcessOptions = {}): Promise<void> {
+  const folds = new FoldProcess(opts);
+  try {
+    await body(folds);
+  } finally {
+    await folds.close();
+  }
+}
+
 describe('logfile/fold-runner', function () {
   before(function () {
     if (process.platform !== 'linux') this.skip(); // /proc
   });
 
   it('runs folds in a child whose every thread has nice 19, under SCHED_IDLE where chrt exists', async () => {
-    const folds = new FoldProcess();
-    try {
+    await withFolds(async (folds) => {
       folds.start();
       const pid = folds.pid!;
       const tids = () => readdirSync(`/proc/${pid}/task`);
@@ -42,28 +51,22 @@ describe('logfile/fold-runner', function () {
       const dir = tempDir();
       expect(await folds.run(sourceFile(dir), join(dir, 'out')).result).to.include({ inputRecords: 3, outputRecords: 2 });
       expect(folds.pid).to.equal(pid); // the same child serves every cycle
-    } finally {
-      await folds.close();
-    }
+    });
   });
 
   it('never writes into a file that already exists (an orphan\'s or a leftover output)', async () => {
-    const folds = new FoldProcess();
-    try {
+    await withFolds(async (folds) => {
       const dir = tempDir();
       const out = join(dir, 'out');
       writeFileSync(out, 'someone else\'s');
       const failed = await folds.run(sourceFile(dir), out).result.then(() => null, (err: Error) => err);
       expect(failed?.message).to.match(/EEXIST/);
       expect(readFileSync(out, 'utf8')).to.equal('someone else\'s');
-    } finally {
-      await folds.close();
-    }
+    });
   });
 
   it('a cancelled fold fails, and the next one runs in a new child', async () => {
-    const folds = new FoldProcess();
-    try {
+    await withFolds(async (folds) => {
       const dir = tempDir();
       folds.start();
       const first = folds.pid!;
@@ -73,9 +76,7 @@ describe('logfile/fold-runner', function () {
       expect(await folds.run(sourceFile(dir), join(dir, 'out2')).result).to.include({ outputRecords: 2 });
       expect(folds.pid).to.not.equal(first);
       expect(alive(first)).to.equal(false);
-    } finally {
-      await folds.close();
-    }
+    });
   });
 
   it('goes on without SCHED_IDLE when chrt refuses it, warning once', async () => {
@@ -85,9 +86,9 @@ describe('logfile/fold-runner', function () {
     const warnings: string[] = [];
     const log = bunyan.createLogger({ name: 'test', streams: [{ type: 'raw', level: 'warn', stream: { write: (r: object) => { warnings.push((r as { msg: string }).msg); } } }] });
     // refused while idle (spawned at startup), then while a fold waits for the child
-    for (const [folds, startFirst] of [[new FoldProcess({ chrt, log }), true], [new FoldProcess({ chrt, log }), false]] as const) {
+    for (const startFirst of [true, false]) {
       warnings.length = 0;
-      try {
+      await withFolds(async (folds) => {
         if (startFirst) {
           folds.start();
           await waitFor(() => warnings.length > 0, 10_000, 'the warning');
@@ -99,9 +100,7 @@ describe('logfile/fold-runner', function () {
         expect(await folds.run(sourceFile(dir), join(dir, `out-${startFirst}-2`)).result).to.include({ outputRecords: 2 });
         expect(folds.pid).to.equal(pid);
         expect(warnings).to.deep.equal(['the compaction child could not start under chrt --idle; it runs at nice 19 only']);
-      } finally {
-        await folds.close();
-      }
+      }, { chrt, log });
     }
   });
 
