@@ -22,6 +22,7 @@ import { RuleStore } from '../lib/store/rules.ts';
 import { RunnerPool } from '../lib/runner/pool.ts';
 import { runnerTimeoutMs } from '../lib/runner/execution.ts';
 import { Ticker } from '../lib/scheduler/tick.ts';
+import { requestShortSlice, type SliceOutcome } from '../lib/scheduler/short-slice.ts';
 import { wallNowNs } from '../lib/scheduler/clock.ts';
 import { VERSION } from '../lib/version.ts';
 import { engineObserver } from '../lib/telemetry/instruments.ts';
@@ -83,6 +84,12 @@ export async function runPrimary(action: RunAction): Promise<void> {
   const { config, tokens, tls } = loadStartupInputs(action.config);
   const log = createLogger(config.log.level, 'primary');
   log.info({ config: config.source ?? '(defaults)', version: VERSION, pid: process.pid }, 'starting');
+  // The tick runs on this (main) thread. Asked for now: the helper's spawn forks this process,
+  // which is cheap only while the heap is small.
+  if (action.tickSliceUs > 0) void requestShortSlice(process.pid, action.tickSliceUs).then((s: SliceOutcome) => {
+    if (s.applied) log.info({ sliceUs: s.sliceUs }, 'tick thread: short scheduler slice');
+    else log.info({ why: s.why }, 'tick thread: default scheduler slice');
+  });
   const telemetry = await loadTelemetry(config, log, 'primary', VERSION);
 
   const jobs = new JobStore();

@@ -2,9 +2,10 @@
 // or a usage error; main decides how to act on it.
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
+import { MAX_SLICE_US, MIN_SLICE_US } from './scheduler/short-slice.ts';
 
 export type CliAction =
-  | { readonly mode: 'run'; readonly config: string | null; readonly workers: number; readonly pidfile: string | null; readonly maxInflight: number }
+  | { readonly mode: 'run'; readonly config: string | null; readonly workers: number; readonly pidfile: string | null; readonly maxInflight: number; readonly tickSliceUs: number }
   | { readonly mode: 'check'; readonly config: string | null }
   | { readonly mode: 'dump'; readonly argv: string[] }
   | { readonly mode: 'version' }
@@ -12,7 +13,8 @@ export type CliAction =
   | { readonly mode: 'usage-error'; readonly message: string };
 
 export const USAGE = `Usage:
-  tickd [-c FILE] [-w N] [--pidfile FILE] [--max-inflight N]   run the daemon in the foreground
+  tickd [-c FILE] [-w N] [--pidfile FILE] [--max-inflight N] [--tick-slice US]
+                               run the daemon in the foreground
   tickd --check [-c FILE]      validate the configuration and token file, then exit
   tickd dump LOGFILE [--format text|json] [--compact] [--follow]
   tickd --version | --help
@@ -22,12 +24,15 @@ Options:
   -w, --workers N        connection worker processes (default: CPU count, at least 1)
       --pidfile FILE     write the primary's pid once listeners are bound; removed at exit
       --max-inflight N   executions running at once (default 256); more wait in a queue
+      --tick-slice US    the tick thread's scheduler slice in microseconds, 100 to 100000
+                         (default 100, Linux 6.12+); 0 keeps the kernel's default
       --check            validate configuration and exit 0 printing "configuration ok"
   -V, --version          print the version
   -h, --help             print this help
 `;
 
 export const DEFAULT_MAX_INFLIGHT = 256;
+export const DEFAULT_TICK_SLICE_US = MIN_SLICE_US;
 
 export function parseCli(argv: readonly string[]): CliAction {
   if (argv[0] === 'dump') return { mode: 'dump', argv: argv.slice(1) };
@@ -42,6 +47,7 @@ export function parseCli(argv: readonly string[]): CliAction {
         workers: { type: 'string', short: 'w' },
         pidfile: { type: 'string' },
         'max-inflight': { type: 'string' },
+        'tick-slice': { type: 'string' },
         check: { type: 'boolean' },
         version: { type: 'boolean', short: 'V' },
         help: { type: 'boolean', short: 'h' },
@@ -60,7 +66,15 @@ export function parseCli(argv: readonly string[]): CliAction {
   if (workers === null) return { mode: 'usage-error', message: `--workers must be a positive integer, got "${v.workers}"` };
   const maxInflight = v['max-inflight'] === undefined ? DEFAULT_MAX_INFLIGHT : positiveInt(v['max-inflight']);
   if (maxInflight === null) return { mode: 'usage-error', message: `--max-inflight must be a positive integer, got "${v['max-inflight']}"` };
-  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight };
+  const tickSliceUs = v['tick-slice'] === undefined ? DEFAULT_TICK_SLICE_US : sliceUs(v['tick-slice']);
+  if (tickSliceUs === null) return { mode: 'usage-error', message: `--tick-slice must be 0 or ${MIN_SLICE_US} to ${MAX_SLICE_US} microseconds, got "${v['tick-slice']}"` };
+  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, tickSliceUs };
+}
+
+function sliceUs(text: string): number | null {
+  if (!/^\d{1,6}$/.test(text)) return null;
+  const n = Number(text);
+  return n === 0 || (n >= MIN_SLICE_US && n <= MAX_SLICE_US) ? n : null;
 }
 
 function positiveInt(text: string): number | null {

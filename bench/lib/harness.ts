@@ -21,9 +21,13 @@ export function benchDir(row: string): BenchDir {
   return { path, remove: () => { rmSync(path, { recursive: true, force: true }); dirs.delete(path); } };
 }
 
+// BENCH_DAEMON_ARGS: flags added to every daemon a row starts, to compare a setting on the
+// same rows (e.g. BENCH_DAEMON_ARGS='--tick-slice 0').
+const extraArgs = (process.env['BENCH_DAEMON_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+
 /** Starts bin/tickd in `dir`; 60 s for "ready" because a 1M-record replay comes first. */
 export function startDaemon(dir: string, opts: Omit<DaemonOptions, 'dir'> = {}): Promise<Daemon> {
-  return Daemon.start({ readyTimeoutMs: 60_000, ...opts, dir });
+  return Daemon.start({ readyTimeoutMs: 60_000, ...opts, args: [...(opts.args ?? []), ...extraArgs], dir });
 }
 
 /** SIGTERM (the graceful path: drain, flush, fsync), SIGKILL if that takes over `graceMs`. */

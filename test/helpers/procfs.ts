@@ -1,5 +1,7 @@
 // Process facts from Linux's /proc, for tests about the processes the daemon starts.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { release } from 'node:os';
 
 /** Exists and is not a zombie (a killed orphan stays a zombie until init reaps it). */
 export function alive(pid: number): boolean {
@@ -31,4 +33,17 @@ export function childrenRunning(pid: number, needle: string): number[] {
       return false; // gone meanwhile
     }
   });
+}
+
+/** The EEVDF slice of the main thread of `pid` in ns (`se.slice`), or null where /proc does not show it. */
+export function schedSlice(pid: number): number | null {
+  const m = /^se\.slice\s*:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/task/${pid}/sched`, 'utf8'));
+  return m === null ? null : Number(m[1]);
+}
+
+/** Whether this machine can give a thread a custom slice: Linux 6.12+, perl, and a slice /proc shows. */
+export function customSlicesHere(): boolean {
+  const [major = 0, minor = 0] = release().split('.').map((n) => parseInt(n, 10));
+  const perl = spawnSync('perl', ['-e', '1']).status === 0;
+  return (major > 6 || (major === 6 && minor >= 12)) && perl && ['x64', 'arm64'].includes(process.arch) && schedSlice(process.pid) !== null;
 }

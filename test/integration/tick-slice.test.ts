@@ -1,0 +1,53 @@
+// The primary asks the kernel for a short scheduler slice for its main thread, which runs the
+// tick (lib/scheduler/short-slice.ts), and nothing it starts inherits it.
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Daemon } from '../helpers/daemon.ts';
+import { LineClient, waitFor } from '../helpers/client.ts';
+import { customSlicesHere, schedSlice } from '../helpers/procfs.ts';
+
+const nowNs = () => BigInt(Date.now()) * 1_000_000n;
+const isSliceLine = (r: Record<string, unknown>) => String(r['msg']).startsWith('tick thread: ');
+
+describe('tick thread slice', function () {
+  this.timeout(30000);
+  let daemon: Daemon | null = null;
+  afterEach(async () => { await daemon?.stop(); daemon = null; });
+
+  it('the primary gets a 100 us slice; a runner it forks keeps the default', async function () {
+    daemon = await Daemon.start();
+    const line = await daemon.waitForLog(isSliceLine);
+    if (!customSlicesHere()) {
+      expect(line).to.include({ msg: 'tick thread: default scheduler slice' });
+      expect(line['why']).to.be.a('string').and.not.equal('');
+      this.skip(); // nothing more to check where the kernel has no custom slices
+    }
+    expect(line).to.include({ msg: 'tick thread: short scheduler slice', sliceUs: 100 });
+    expect(schedSlice(daemon.proc.pid!)).to.equal(100_000);
+
+    const out = join(daemon.dir, 'slice.out');
+    const c = await LineClient.connect(daemon.tcp);
+    try {
+      await c.request('1', `RULE SET sl. sl. direct /bin/sh -c "grep se.slice /proc/$$/sched > ${out}"`);
+      await c.request('2', `SET sl.1 ${nowNs()}`);
+      await waitFor(async () => (await c.request('g', 'GET sl.1'))[0]!.split(' ')[2] === 'executed', 10000, 'sl.1 executed');
+    } finally {
+      c.close();
+    }
+    const runnerSlice = Number(/(\d+)\s*$/.exec(readFileSync(out, 'utf8'))![1]);
+    expect(runnerSlice).to.equal(schedSlice(process.pid)).and.not.equal(100_000);
+  });
+
+  it('--tick-slice sets another length, and 0 leaves the default', async function () {
+    if (!customSlicesHere()) this.skip();
+    daemon = await Daemon.start({ args: ['--tick-slice', '250'] });
+    expect(await daemon.waitForLog(isSliceLine)).to.include({ sliceUs: 250 });
+    expect(schedSlice(daemon.proc.pid!)).to.equal(250_000);
+    await daemon.stop();
+
+    daemon = await Daemon.start({ args: ['--tick-slice', '0'] });
+    expect(schedSlice(daemon.proc.pid!)).to.equal(schedSlice(process.pid));
+    expect(daemon.stderr.join('\n')).to.not.include('tick thread');
+  });
+});
