@@ -1,17 +1,17 @@
 // A short EEVDF slice for the thread that runs the tick. On a busy machine the tick's lateness
-// is mostly time spent waiting for a CPU after its timer fires: with the default slice (0.75
-// ms x (1 + log2 CPUs)) and RUN_TO_PARITY, the task on that CPU is let finish its slice, and
-// a kernel built without full preemption (HZ=250) may only switch at its next 4 ms tick. Since
-// Linux 6.12, sched_setattr(2) takes a per-thread slice for SCHED_OTHER (sched_runtime,
-// 0.1-100 ms), and a waking task with a shorter slice preempts at once. It needs no
-// privilege, and the share of CPU time stays what the nice value gives.
+// is mostly time spent waiting for a CPU after its timer fires: with the default slice (0.7
+// ms x (1 + log2 CPUs), 1.4 ms on 2) and RUN_TO_PARITY, the task on that CPU is let finish
+// its slice, and a kernel without full preemption (HZ=250) may only switch at its next 4 ms
+// tick. Since Linux 6.12, sched_setattr(2) takes a per-thread slice for SCHED_OTHER
+// (sched_runtime, 0.1-100 ms), and a waking task with a shorter slice preempts at once. It
+// needs no privilege, and the share of CPU time stays what the nice value gives.
 //
 // Node cannot make that syscall, so a one-line perl script does it on our thread id (perl is
 // part of every Debian-like base system; where it is missing the slice stays the default).
 // The policy and nice value are read first and written back unchanged, and
 // SCHED_FLAG_RESET_ON_FORK keeps the slice from being inherited by the workers, the runner
-// processes and the compaction child. The spawn forks the caller: do it while its heap is
-// small (before the replay).
+// processes and the compaction child (it also resets a negative nice value in them). The
+// spawn forks the caller: do it while its heap is small (before the replay).
 import { spawn } from 'node:child_process';
 
 /** The kernel's smallest slice, in microseconds. */
