@@ -37,7 +37,13 @@ export function childrenRunning(pid: number, needle: string): number[] {
 
 /** The EEVDF slice of the main thread of `pid` in ns (`se.slice`), or null where /proc does not show it. */
 export function schedSlice(pid: number): number | null {
-  const m = /^se\.slice\s*:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/task/${pid}/sched`, 'utf8'));
+  let text;
+  try {
+    text = readFileSync(`/proc/${pid}/task/${pid}/sched`, 'utf8');
+  } catch {
+    return null; // a kernel without CONFIG_SCHED_DEBUG has no such file
+  }
+  const m = /^se\.slice\s*:\s*(\d+)$/m.exec(text);
   return m === null ? null : Number(m[1]);
 }
 
