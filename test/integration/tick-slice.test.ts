@@ -19,9 +19,11 @@ describe('tick thread slice', function () {
     daemon = await Daemon.start();
     const line = await daemon.waitForLog(isSliceLine);
     if (!customSlicesHere()) {
-      expect(line).to.include({ msg: 'tick thread: default scheduler slice' });
-      expect(line['why']).to.be.a('string').and.not.equal('');
-      this.skip(); // nothing more to check where the kernel has no custom slices
+      // Either outcome may be right here (a kernel with slices but no /proc/<pid>/sched, say):
+      // the line says which, and a default slice says why.
+      if (line['msg'] === 'tick thread: default scheduler slice') expect(line['why']).to.be.a('string').and.not.equal('');
+      else expect(line).to.include({ msg: 'tick thread: short scheduler slice', sliceUs: 100 });
+      this.skip(); // nothing more can be checked without a slice /proc shows
     }
     expect(line).to.include({ msg: 'tick thread: short scheduler slice', sliceUs: 100 });
     expect(schedSlice(daemon.proc.pid!)).to.equal(100_000);
