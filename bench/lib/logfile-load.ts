@@ -4,7 +4,7 @@
 // folds away. Rows 7 (replay) and 8 (compaction) restart a daemon on the result.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon } from './harness.ts';
+import { mb, startDaemon } from './harness.ts';
 import { FAR_FUTURE_NS, loadSets } from './pipeline.ts';
 
 export const LOGFILE = 'logfile';
@@ -13,10 +13,10 @@ const CONNECTIONS = 4;
 export interface BuiltLogfile {
   readonly records: number;
   readonly bytes: number;
-  readonly seconds: number;
 }
 
-export async function buildLogfile(dir: string, jobs: number, passes: number): Promise<BuiltLogfile> {
+/** Builds the file and reports it (records, size, time) through `progress`. */
+export async function buildLogfile(dir: string, jobs: number, passes: number, progress: (line: string) => void): Promise<BuiltLogfile> {
   const t0 = performance.now();
   const daemon = await startDaemon(dir, {
     workers: 1,
@@ -31,7 +31,9 @@ export async function buildLogfile(dir: string, jobs: number, passes: number): P
     const exit = await daemon.stop();
     if (exit.code !== 0) throw new Error(`the loading daemon exited with ${exit.code ?? exit.signal}`);
   }
-  return { records: jobs * passes, bytes: statSync(join(dir, LOGFILE)).size, seconds: (performance.now() - t0) / 1000 };
+  const built = { records: jobs * passes, bytes: statSync(join(dir, LOGFILE)).size };
+  progress(`  wrote ${built.records} records (${mb(built.bytes).toFixed(0)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return built;
 }
 
 /** A bunyan record's `time` (ISO, ms resolution) as epoch ms. */

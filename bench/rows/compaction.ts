@@ -97,8 +97,7 @@ export const row: Row = {
   run: async (opts) => {
     const dir = benchDir('compaction');
     try {
-      const built = await buildLogfile(dir.path, JOBS, PASSES);
-      opts.progress(`  wrote ${built.records} records (${mb(built.bytes).toFixed(0)} MB) in ${built.seconds.toFixed(1)} s`);
+      await buildLogfile(dir.path, JOBS, PASSES, opts.progress);
       const sink = await HttpSink.start();
       try {
         const daemon = await startDaemon(dir.path, {

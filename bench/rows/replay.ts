@@ -15,8 +15,7 @@ export const row: Row = {
   run: async (opts) => {
     const dir = benchDir('replay');
     try {
-      const built = await buildLogfile(dir.path, JOBS, 1);
-      opts.progress(`  wrote ${built.records} records (${mb(built.bytes).toFixed(0)} MB) in ${built.seconds.toFixed(1)} s`);
+      const built = await buildLogfile(dir.path, JOBS, 1, opts.progress);
       const spawnMs = wallMs();
       const t0 = performance.now();
       const daemon = await startDaemon(dir.path, {

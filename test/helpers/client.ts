@@ -104,6 +104,14 @@ export class LineClient {
   }
 }
 
+/** Now, in nanoseconds since the epoch (millisecond resolution): a due time for SET. */
+export const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
+
+/** The third word of GET's first line: the job's status (`<rid> OK <status> <execution>`). */
+export async function jobStatus(c: LineClient, id: string): Promise<string | undefined> {
+  return (await c.request('g', `GET ${id}`))[0]!.split(' ')[2];
+}
+
 /** STAT as a map. */
 export async function stat(client: LineClient, rid = 'st', timeoutMs = 5000): Promise<Map<string, string>> {
   const lines = await client.request(rid, 'STAT', timeoutMs);

@@ -83,6 +83,5 @@ export function logRecords(daemon: Daemon, msg: string): Record<string, unknown>
   return out;
 }
 
-export const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 /** 2100-01-01T00:00:00Z: jobs at or after it never fire during a test. */
 export const FAR_FUTURE_NS = 4102444800000000000n;

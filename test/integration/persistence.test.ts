@@ -7,9 +7,9 @@ import { expect } from 'chai';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Daemon } from '../helpers/daemon.ts';
-import { LineClient, stat, waitFor } from '../helpers/client.ts';
+import { LineClient, nowNs, stat, waitFor } from '../helpers/client.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { FAR_FUTURE_NS, getJob, killRecordedPids, logfileDaemon, logfileOf, logRecords, nowNs, ok, snapshot, type Snapshot } from './logfile-helpers.ts';
+import { FAR_FUTURE_NS, getJob, killRecordedPids, logfileDaemon, logfileOf, logRecords, ok, snapshot, type Snapshot } from './logfile-helpers.ts';
 
 const FIXTURE = new URL('../fixtures/logfile/ztick-v1.log', import.meta.url);
 

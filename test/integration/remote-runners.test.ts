@@ -8,11 +8,10 @@ import { join } from 'node:path';
 import { connect as amqpConnect } from 'amqplib';
 import { createClient } from 'redis';
 import { Daemon } from '../helpers/daemon.ts';
-import { LineClient, waitFor } from '../helpers/client.ts';
+import { jobStatus, LineClient, nowNs, waitFor } from '../helpers/client.ts';
 import { requireService } from '../helpers/services.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-const nowNs = () => BigInt(Date.now()) * 1_000_000n;
 
 describe('remote runners through the daemon', function () {
   this.timeout(30000);
@@ -29,7 +28,7 @@ describe('remote runners through the daemon', function () {
   });
   after(async () => { c?.close(); await daemon?.stop(); });
 
-  const status = async (id: string) => (await c.request('g', `GET ${id}`))[0]!.split(' ')[2];
+  const status = (id: string) => jobStatus(c, id);
   const waitStatus = (id: string, want: string) => waitFor(async () => (await status(id)) === want, 10000, `${id} ${want}`);
 
   describe('http', () => {

@@ -4,9 +4,7 @@ import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Daemon } from '../helpers/daemon.ts';
-import { LineClient, stat, waitFor } from '../helpers/client.ts';
-
-const nowNs = () => BigInt(Date.now()) * 1_000_000n;
+import { jobStatus, LineClient, nowNs, stat, waitFor } from '../helpers/client.ts';
 
 describe('scheduler', function () {
   this.timeout(30000);
@@ -17,7 +15,7 @@ describe('scheduler', function () {
   beforeEach(async () => { c = await LineClient.connect(daemon.tcp); });
   afterEach(() => c.close());
 
-  const statusOf = async (id: string) => (await c.request('g', `GET ${id}`))[0]!.split(' ')[2];
+  const statusOf = (id: string) => jobStatus(c, id);
   const waitStatus = (id: string, status: string, ms = 10000) => waitFor(async () => (await statusOf(id)) === status, ms, `${id} ${status}`);
 
   it('fires a shell rule with TICKD_JOB_ID and TICKD_JOB_EXECUTION in the environment', async () => {

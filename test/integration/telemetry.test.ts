@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Daemon } from '../helpers/daemon.ts';
-import { LineClient, waitFor } from '../helpers/client.ts';
+import { jobStatus, LineClient, nowNs, waitFor } from '../helpers/client.ts';
 import { OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { silentLogger } from '../../lib/log.ts';
@@ -16,7 +16,6 @@ import { VERSION } from '../../lib/version.ts';
 import { METRIC_NAMES } from '../../lib/telemetry/instruments.ts';
 import { MAX_QUEUE } from '../../lib/telemetry/bounded.ts';
 
-const nowNs = () => BigInt(Date.now()) * 1_000_000n;
 const SERVER = 2; // OTLP SpanKind SPAN_KIND_SERVER
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -58,7 +57,7 @@ describe('telemetry', function () {
     it('exports the seven tickd metrics from the primary, with kinds, units and the outcome attribute', async () => {
       await c.request('1', 'RULE SET tm. tm. direct /bin/true');
       await c.request('2', `SET tm.job ${nowNs()}`);
-      await waitFor(async () => (await c.request('g', 'GET tm.job'))[0]!.split(' ')[2] === 'executed', 10_000, 'tm.job executed');
+      await waitFor(async () => (await jobStatus(c, 'tm.job')) === 'executed', 10_000, 'tm.job executed');
       await c.request('3', `SET tm.later ${nowNs() + 3_600_000_000_000n}`);
       expect(await c.request('4', 'REMOVE tm.later')).to.deep.equal(['4 OK']);
       const latest = (name: string) => rx.metrics.filter((m) => m.name === name).at(-1);
@@ -153,7 +152,7 @@ describe('telemetry', function () {
       await c.request('1', 'RULE SET hg. hg. direct /bin/true');
       const started = performance.now();
       await c.request('2', `SET hg.job ${nowNs()}`);
-      await waitFor(async () => (await c.request('g', 'GET hg.job'))[0]!.split(' ')[2] === 'executed', 1000, 'hg.job executed within 1 s');
+      await waitFor(async () => (await jobStatus(c, 'hg.job')) === 'executed', 1000, 'hg.job executed within 1 s');
       expect(performance.now() - started).to.be.below(1000);
     });
 

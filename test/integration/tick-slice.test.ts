@@ -4,10 +4,9 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Daemon } from '../helpers/daemon.ts';
-import { LineClient, waitFor } from '../helpers/client.ts';
+import { jobStatus, LineClient, nowNs, waitFor } from '../helpers/client.ts';
 import { customSlicesHere, schedSlice } from '../helpers/procfs.ts';
 
-const nowNs = () => BigInt(Date.now()) * 1_000_000n;
 const isSliceLine = (r: Record<string, unknown>) => String(r['msg']).startsWith('tick thread: ');
 
 describe('tick thread slice', function () {
@@ -33,7 +32,7 @@ describe('tick thread slice', function () {
     try {
       await c.request('1', `RULE SET sl. sl. direct /bin/sh -c "grep se.slice /proc/$$/sched > ${out}"`);
       await c.request('2', `SET sl.1 ${nowNs()}`);
-      await waitFor(async () => (await c.request('g', 'GET sl.1'))[0]!.split(' ')[2] === 'executed', 10000, 'sl.1 executed');
+      await waitFor(async () => (await jobStatus(c, 'sl.1')) === 'executed', 10000, 'sl.1 executed');
     } finally {
       c.close();
     }
