@@ -1,8 +1,12 @@
 // Per-turn batching on both sides of the IPC channel, and seq correlation on the worker side.
 // Everything queued during one event-loop turn leaves as one message (setImmediate runs after
 // the turn's I/O callbacks), so a pipelined burst of thousands of commands costs one
-// serialization and one syscall, not thousands.
+// serialization and one syscall, not thousands. A turn's batch is cut at MAX_BATCH entries, so
+// no single message (and no single serialization buffer) grows with the number of clients.
 import type { Command, Reply } from '../../lib/domain/command.ts';
+
+/** Entries per IPC message at most; more in one turn leave as several messages. */
+export const MAX_BATCH = 4096;
 
 export class TurnBatcher<A, B> {
   private as: A[] = [];
@@ -17,21 +21,26 @@ export class TurnBatcher<A, B> {
   push(a: A, b: B): void {
     this.as.push(a);
     this.bs.push(b);
+    if (this.as.length >= MAX_BATCH) return this.flush();
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(this.flush);
+      setImmediate(this.atTurnEnd);
     }
   }
 
-  readonly flush = (): void => {
+  private readonly atTurnEnd = (): void => {
     this.scheduled = false;
+    this.flush();
+  };
+
+  flush(): void {
     if (this.as.length === 0) return;
     const as = this.as;
     const bs = this.bs;
     this.as = [];
     this.bs = [];
     this.send(as, bs);
-  };
+  }
 }
 
 export type ReplyCallback = (reply: Reply) => void;

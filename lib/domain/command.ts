@@ -9,21 +9,26 @@ export type Command =
   | { readonly op: 'job.set'; readonly id: string; readonly execution: bigint }
   | { readonly op: 'job.get'; readonly id: string }
   | { readonly op: 'job.remove'; readonly id: string }
-  /** prefix '' lists all; scope further restricts to a namespace ('' = no restriction). */
-  | { readonly op: 'job.list'; readonly prefix: string; readonly scope: string }
+  /**
+   * One page of a listing (lib/domain/page.ts): prefix '' lists all; scope further restricts to
+   * a namespace ('' = no restriction); cursor 0 starts, a reply's `next` continues.
+   */
+  | { readonly op: 'job.list'; readonly prefix: string; readonly scope: string; readonly cursor: number; readonly limit: number }
   | { readonly op: 'rule.set'; readonly rule: Rule }
   | { readonly op: 'rule.get'; readonly id: string }
   | { readonly op: 'rule.remove'; readonly id: string }
-  | { readonly op: 'rule.list'; readonly prefix: string; readonly scope: string }
+  | { readonly op: 'rule.list'; readonly prefix: string; readonly scope: string; readonly cursor: number; readonly limit: number }
   | { readonly op: 'stat' };
 
 export type Op = Command['op'];
+export type ListCommand = Extract<Command, { op: 'job.list' | 'rule.list' }>;
 
 export type Reply =
   | { readonly ok: true; readonly kind: 'done' }
   | { readonly ok: true; readonly kind: 'job'; readonly job: Job }
-  | { readonly ok: true; readonly kind: 'jobs'; readonly jobs: Job[] }
+  /** `next`: the cursor of the following page, null when the listing is complete. */
+  | { readonly ok: true; readonly kind: 'jobs'; readonly jobs: Job[]; readonly next: number | null }
   | { readonly ok: true; readonly kind: 'rule'; readonly rule: Rule }
-  | { readonly ok: true; readonly kind: 'rules'; readonly rules: Rule[] }
+  | { readonly ok: true; readonly kind: 'rules'; readonly rules: Rule[]; readonly next: number | null }
   | { readonly ok: true; readonly kind: 'stat'; readonly stat: StatValues }
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string };

@@ -6,6 +6,8 @@
 import type { JsonValue } from './json.ts';
 import { SCHEMAS } from './openapi-schemas.ts';
 import { MAX_BODY_BYTES } from './body.ts';
+import { DEFAULT_PAGE_ENTRIES } from './list-page.ts';
+import { MAX_PAGE_ENTRIES } from '../domain/page.ts';
 
 type Obj = { [key: string]: JsonValue };
 
@@ -75,6 +77,16 @@ function head(get: Obj): Obj {
   return { ...get, operationId: `${String(get['operationId'])}Head`, summary: `${String(get['summary'])} (headers only)`, responses };
 }
 
+const PAGE_HEADERS: Obj = {
+  Link: {
+    description: 'Present while more entries may follow: `<URL of the next page>; rel="next"` (RFC 8288). Follow it until it is absent. A page holds `limit` entries unless it is the last.',
+    schema: { type: 'string' },
+  },
+};
+const PAGE_NOTE = `Paged: at most \`limit\` entries (default ${DEFAULT_PAGE_ENTRIES}, at most ${MAX_PAGE_ENTRIES}) per response, in no particular order; a Link header names the next page. Entries present for a whole walk appear exactly once; ones created or deleted during it may or may not appear.`;
+const listOk = (what: string, item: string): Obj => ({ '200': response(`${what}. ${PAGE_NOTE}`, { type: 'array', items: ref(item) }, PAGE_HEADERS) });
+const LIST_PARAMS = ['Prefix', 'Limit', 'Cursor'];
+
 const jobOk = { '200': response('The job.', ref('Job')) };
 const ruleOk = { '200': response('The rule, runner in object form.', ref('Rule')) };
 const deleted = { '204': { description: 'Deleted; no body.' } };
@@ -86,14 +98,14 @@ function paths(auth: boolean): Obj {
   const put = (op: Op): Obj => operation(op, auth);
   const del = (op: Op): Obj => operation(op, auth);
   return {
-    '/jobs': get({ id: 'listJobs', summary: 'List jobs (inside the token\'s namespace), optionally by identifier prefix', params: ['Prefix'], ok: { '200': response('Jobs, in no particular order.', { type: 'array', items: ref('Job') }) }, errors: { '400': 'BadRequest' } }),
+    '/jobs': get({ id: 'listJobs', summary: 'List jobs (inside the token\'s namespace), optionally by identifier prefix', params: LIST_PARAMS, ok: listOk('Jobs', 'Job'), errors: { '400': 'BadRequest' } }),
     '/jobs/{id}': {
       parameters: [{ $ref: '#/components/parameters/JobId' }],
       put: put({ id: 'putJob', summary: 'Create or replace a job; it becomes planned at the given time', body: 'JobInput', ok: { '200': response('The job as stored (status planned).', ref('Job')) }, errors: BODY_ERRORS }),
       ...get({ id: 'getJob', summary: 'Read a job', ok: jobOk, errors: { ...ID_ERRORS, '404': 'NotFound' } }),
       delete: del({ id: 'deleteJob', summary: 'Delete a job', ok: deleted, errors: { ...ID_ERRORS, '404': 'NotFound' } }),
     },
-    '/rules': get({ id: 'listRules', summary: 'List rules (inside the token\'s namespace), optionally by rule identifier prefix', params: ['Prefix'], ok: { '200': response('Rules, in no particular order.', { type: 'array', items: ref('Rule') }) }, errors: { '400': 'BadRequest' } }),
+    '/rules': get({ id: 'listRules', summary: 'List rules (inside the token\'s namespace), optionally by rule identifier prefix', params: LIST_PARAMS, ok: listOk('Rules', 'Rule'), errors: { '400': 'BadRequest' } }),
     '/rules/{id}': {
       parameters: [{ $ref: '#/components/parameters/RuleId' }],
       put: put({ id: 'putRule', summary: 'Create or replace a rule', body: 'RuleInput', ok: ruleOk, errors: BODY_ERRORS }),
@@ -131,6 +143,8 @@ export function buildOpenApi(opts: OpenApiOptions): JsonValue {
         JobId: idParam('job', 'Identifier'),
         RuleId: idParam('rule', 'Identifier'),
         Prefix: { name: 'prefix', in: 'query', required: false, schema: ref('Pattern'), description: 'Only identifiers starting with this; absent or empty lists everything.' },
+        Limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_ENTRIES, default: DEFAULT_PAGE_ENTRIES }, description: 'Entries per page at most.' },
+        Cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,10}$' }, description: 'Where the page starts: copy it from the previous page\'s Link header; treat it as opaque. It is only meaningful until the daemon restarts.' },
       },
       ...(opts.auth && { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A secret from the token file.' } } }),
     },

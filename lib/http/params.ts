@@ -6,7 +6,7 @@ import { sendError } from './json.ts';
 import type { Call } from './route.ts';
 
 /** The single value of a query parameter: undefined when absent, null when repeated. */
-function queryParam(call: Call, name: string): string | undefined | null {
+export function queryParam(call: Call, name: string): string | undefined | null {
   const v: unknown = (call.req.query as Record<string, unknown>)[name];
   if (v === undefined || typeof v === 'string') return v;
   return null;

@@ -1,6 +1,6 @@
-// The TCP (or TLS) listener of a connection worker: one Session per socket, flow control, the
-// unauthenticated-connection deadline, and the live connection count. The protocol itself is
-// in lib/protocol; this file only moves bytes.
+// The TCP (or TLS) listener of a connection worker: one Session per socket (the session does
+// the flow control), the unauthenticated-connection deadline, and the live connection count.
+// The protocol itself is in lib/protocol; this file only moves bytes.
 import { createServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import type { Command, Reply } from '../domain/command.ts';
@@ -10,8 +10,6 @@ import type { Logger } from '../log.ts';
 
 /** interface.md, Limits: unauthenticated time, counted from accept (TLS handshake included). */
 export const AUTH_DEADLINE_MS = 5000;
-/** Stop reading from a client with this many commands unanswered (pipelining without reading). */
-const MAX_OUTSTANDING = 16_384;
 /** How long a half-closed client may wait for its outstanding replies. */
 const HALF_CLOSE_GRACE_MS = 30_000;
 
@@ -67,7 +65,7 @@ export class TcpListener {
   }
 
   private finish(socket: Socket, session: Session, graceMs: number): Promise<void> {
-    if (socket.readable) socket.pause();
+    session.endInput();
     return new Promise((resolve) => {
       const deadline = setTimeout(() => { socket.destroy(); resolve(); }, graceMs);
       session.whenAnswered(() => {
@@ -106,15 +104,17 @@ export class TcpListener {
     this.sockets.add(socket);
     this.opts.onConnectionCount(this.sockets.size);
     let deadline = authDeadline;
+    // Flow control is the session's (lib/protocol/session.ts): it pauses reading while the
+    // connection is saturated and resumes it when replies come back or the socket drains.
     const session = new Session({
-      dispatch: (cmd, cb) => this.opts.dispatch(cmd, (reply) => {
-        cb(reply);
-        if (socket.isPaused() && session.outstanding < MAX_OUTSTANDING / 2 && !socket.writableNeedDrain) socket.resume();
-      }),
+      dispatch: this.opts.dispatch,
       tokens: this.opts.tokens,
       onRequest: this.opts.onRequest,
       transport: {
-        write: (text) => socket.write(text),
+        write: (text) => { socket.write(text); },
+        backlog: () => socket.writableLength,
+        pause: () => { if (!socket.isPaused()) socket.pause(); },
+        resume: () => { if (socket.isPaused()) socket.resume(); },
         close: () => socket.end(),
       },
     });
@@ -122,9 +122,8 @@ export class TcpListener {
     socket.on('data', (chunk: Buffer) => {
       session.feed(chunk);
       if (deadline !== null && session.authenticated) { clearTimeout(deadline); deadline = null; }
-      if (session.outstanding >= MAX_OUTSTANDING || socket.writableNeedDrain) socket.pause();
     });
-    socket.on('drain', () => { if (session.outstanding < MAX_OUTSTANDING) socket.resume(); });
+    socket.on('drain', () => session.writable());
     socket.on('end', () => { void this.finish(socket, session, HALF_CLOSE_GRACE_MS); });
     socket.on('error', () => { socket.destroy(); raw.destroy(); });
     socket.on('close', () => {

@@ -8,8 +8,8 @@
 //   `\"` and `\\` escapes (the tokenizer's grammar). Validation keeps CR/LF out of stored rules;
 //   should one come from elsewhere (an old logfile) it is written as `\n`/`\r`, which keeps the
 //   line intact but does not paste back to the same byte.
-// - Lists are built as arrays and joined once (a 100 000-job QUERY is one join, not repeated
-//   concatenation of a growing string).
+// - Lists are built as arrays and joined once per page (lib/domain/page.ts): a page of
+//   thousands of jobs is one join, not repeated concatenation of a growing string.
 import type { Reply } from '../domain/command.ts';
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
@@ -28,21 +28,31 @@ function oneLine(s: string): string {
   return HAS_LINE_BREAK.test(s) ? s.replace(LINE_BREAKS, ' ') : s;
 }
 
-function jobLines(rid: string, jobs: readonly Job[]): string {
-  const lines = new Array<string>(jobs.length + 1);
+/** A list's entry lines, followed by its terminal `OK` line when `terminal` is set. */
+function jobLines(rid: string, jobs: readonly Job[], terminal: boolean): string {
+  const lines = new Array<string>(jobs.length + (terminal ? 1 : 0));
   for (let i = 0; i < jobs.length; i++) {
     const j = jobs[i]!;
     lines[i] = `${rid} ${quoteArg(j.id)} ${j.status} ${j.execution}\n`;
   }
-  lines[jobs.length] = `${rid} OK\n`;
+  if (terminal) lines[jobs.length] = `${rid} OK\n`;
   return lines.join('');
 }
 
-function ruleLines(rid: string, rules: readonly Rule[]): string {
-  const lines = new Array<string>(rules.length + 1);
+function ruleLines(rid: string, rules: readonly Rule[], terminal: boolean): string {
+  const lines = new Array<string>(rules.length + (terminal ? 1 : 0));
   for (let i = 0; i < rules.length; i++) lines[i] = `${rid} ${formatRuleArgs(rules[i]!)}\n`;
-  lines[rules.length] = `${rid} OK\n`;
+  if (terminal) lines[rules.length] = `${rid} OK\n`;
   return lines.join('');
+}
+
+/**
+ * The entry lines of one page of a listing (no terminal line): a streamed QUERY or LISTRULES
+ * writes each page as it arrives and its `OK` (formatReply of a 'done' reply) after the last.
+ */
+export function formatPageLines(requestId: string, page: Extract<Reply, { kind: 'jobs' | 'rules' }>): string {
+  const rid = oneLine(requestId);
+  return page.kind === 'jobs' ? jobLines(rid, page.jobs, false) : ruleLines(rid, page.rules, false);
 }
 
 function statLines(rid: string, stat: StatValues): string {
@@ -65,12 +75,12 @@ export function formatReply(requestId: string, reply: Reply): string {
     case 'job':
       return `${rid} OK ${reply.job.status} ${reply.job.execution}\n`;
     case 'jobs':
-      return jobLines(rid, reply.jobs);
+      return jobLines(rid, reply.jobs, true);
     case 'rule':
       // TCP has no single-rule read; shown like a one-rule LISTRULES if it ever is.
-      return ruleLines(rid, [reply.rule]);
+      return ruleLines(rid, [reply.rule], true);
     case 'rules':
-      return ruleLines(rid, reply.rules);
+      return ruleLines(rid, reply.rules, true);
     case 'stat':
       return statLines(rid, reply.stat);
     default: {

@@ -62,16 +62,25 @@ export class LineFramer {
     }
   }
 
+  /** Framed lines not yet consumed (at most one chunk's worth: the caller reads no more meanwhile). */
+  get queued(): number {
+    return this.out.length - this.outHead;
+  }
+
+  /** The next framed line not yet consumed, or undefined when there is none. */
+  shift(): FramedLine | undefined {
+    if (this.outHead >= this.out.length) return undefined;
+    const line = this.out[this.outHead++]!;
+    if (this.outHead >= this.out.length) {
+      this.out = [];
+      this.outHead = 0;
+    }
+    return line;
+  }
+
   /** The framed lines not yet consumed, in order. Stopping early keeps the rest for later. */
   *lines(): Generator<FramedLine, void, undefined> {
-    try {
-      while (this.outHead < this.out.length) yield this.out[this.outHead++]!;
-    } finally {
-      if (this.outHead >= this.out.length) {
-        this.out = [];
-        this.outHead = 0;
-      }
-    }
+    for (let line = this.shift(); line !== undefined; line = this.shift()) yield line;
   }
 
   private emitFromChunk(chunk: Buffer, start: number, lf: number): void {

@@ -15,6 +15,7 @@ import { invalidArgs, type ErrorReply } from '../errors.ts';
 import { validateIdentifier, validatePattern } from '../domain/identifier.ts';
 import { isHttpMethod, isRedisCommand, validateRunner } from '../domain/runner-validate.ts';
 import { parseTcpTimestamp } from '../domain/time.ts';
+import { TCP_PAGE_ENTRIES } from '../domain/page.ts';
 
 export type ParsedLine =
   | { readonly kind: 'auth'; readonly secret: string | null }
@@ -59,7 +60,7 @@ function parseInstruction(instruction: string, args: readonly string[]): Outcome
     case 'QUERY':
       return parseQuery(args);
     case 'LISTRULES':
-      return { op: 'rule.list', prefix: '', scope: '' };
+      return { op: 'rule.list', prefix: '', scope: '', cursor: 0, limit: TCP_PAGE_ENTRIES };
     case 'STAT':
       return { op: 'stat' };
     case 'RULE':
@@ -91,7 +92,7 @@ function parseQuery(args: readonly string[]): Outcome {
   const bad = validatePattern(prefix);
   if (bad !== null) return bad;
   if (args.length > 1) return `unexpected argument ${quoteForMessage(args[1]!)} after the pattern`;
-  return { op: 'job.list', prefix, scope: '' };
+  return { op: 'job.list', prefix, scope: '', cursor: 0, limit: TCP_PAGE_ENTRIES };
 }
 
 function parseRuleSet(args: readonly string[]): Outcome {

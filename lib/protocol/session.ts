@@ -1,21 +1,44 @@
 // One TCP connection's protocol state (worker side, no socket code): framing, the AUTH state
-// machine (interface.md, Authentication > TCP), namespace scoping, and reply ORDER. Commands
-// are answered asynchronously by the primary, but a connection's replies must leave in the
-// order its lines arrived, so every line that will be answered reserves a slot in an output
-// queue; slots are written out from the head as they fill.
+// machine (interface.md, Authentication > TCP), namespace scoping, reply ORDER and flow control.
+//
+// Theory:
+// - Order: commands are answered asynchronously by the primary, but a connection's replies must
+//   leave in the order its lines arrived, so every line that will be answered reserves a slot
+//   in an output queue; slots are written out from the head as they fill.
+// - Bounded memory whatever the client does: lines are taken from the framer one at a time and
+//   only while the connection is not saturated: fewer than MAX_OUTSTANDING commands unanswered,
+//   fewer than MAX_BACKLOG_BYTES written and not yet taken by the socket, and no listing
+//   streaming. Otherwise reading stops (transport.pause) and the unread lines stay in the
+//   framer (one read chunk at most) until replies come back or the socket drains.
+// - Listings (QUERY, LISTRULES) stream page by page (lib/protocol/listing.ts); the next page is
+//   asked for only when the listing is at the head of the output and the backlog is below
+//   PAGE_LOW_WATER. Lines after a listing wait until it ends, so one connection holds at most
+//   one page. The client sees the same lines and terminal OK as an unpaged answer.
 import type { Command, Reply } from '../domain/command.ts';
 import { authenticate, OPEN_ACCESS, type Principal, type TokenTable } from '../auth/verify.ts';
 import { scopeCommand } from '../auth/scope.ts';
 import { LineFramer } from './framer.ts';
+import { Listing } from './listing.ts';
 import { tokenize } from './tokenize.ts';
 import { parseLine } from './parse.ts';
 import { formatAuthOk, formatPreAuthError, formatReply, formatTooLong } from './format.ts';
 
 export interface Transport {
-  /** Returns false when the peer is not keeping up (the caller pauses reading). */
-  write(text: string): boolean;
+  write(text: string): void;
+  /** Bytes written and not yet taken by the socket. */
+  backlog(): number;
+  /** Stop / start reading from the peer. Called often: both must be cheap when nothing changes. */
+  pause(): void;
+  resume(): void;
   close(): void;
 }
+
+/** Commands of one connection dispatched and not yet answered, at most. */
+export const MAX_OUTSTANDING = 4096;
+/** Unwritten reply bytes over which a connection takes no more lines. */
+export const MAX_BACKLOG_BYTES = 1024 * 1024;
+/** A streaming listing asks for its next page only below this backlog. */
+export const PAGE_LOW_WATER = 256 * 1024;
 
 export interface RequestInfo {
   /** '' for AUTH, which carries no request id. */
@@ -36,15 +59,22 @@ export interface SessionOptions {
 
 const EMPTY = '';
 
+type Slot = string | undefined | Listing;
+
 export class Session {
   private readonly opts: SessionOptions;
   private readonly framer = new LineFramer();
   private principal: Principal | null;
   private closed = false;
-  private slots: Array<string | undefined> = [];
+  /** No more input will be read (half-close, drain); framed lines are still answered. */
+  private inputEnded = false;
+  private slots: Slot[] = [];
   private head = 0;
-  /** Lines dispatched to the primary and not yet answered. */
-  outstanding = 0;
+  /** Requests dispatched to the primary and not yet answered (a listing's page counts). */
+  private outstanding = 0;
+  /** The listing still streaming, if any: no line after it is taken until it ends. */
+  private listing: Listing | null = null;
+  private pumping = false;
 
   constructor(opts: SessionOptions) {
     this.opts = opts;
@@ -64,17 +94,49 @@ export class Session {
     // socket goes, and framed-but-unread lines would otherwise pile up in the framer.
     if (this.closed) return;
     this.framer.push(chunk);
-    for (const line of this.framer.lines()) {
-      if (this.closed) return;
-      if (typeof line === 'string') this.onLine(line);
-      else this.onTooLong(line.head);
-    }
-    this.flush();
+    this.pump();
+  }
+
+  /** The socket took the backlog (its 'drain'): continue a listing, take more lines. */
+  writable(): void {
+    this.pump();
+  }
+
+  /** No more input: lines already framed are still answered, nothing more is read. */
+  endInput(): void {
+    this.inputEnded = true;
+    this.pump();
   }
 
   /** Marks the connection gone: late replies are dropped. */
   end(): void {
     this.closed = true;
+  }
+
+  private saturated(): boolean {
+    return this.outstanding >= MAX_OUTSTANDING || this.listing !== null || this.opts.transport.backlog() >= MAX_BACKLOG_BYTES;
+  }
+
+  /** Takes lines while the connection is not saturated, writes what is ready, sets reading. */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (!this.closed && !this.saturated()) {
+        const line = this.framer.shift();
+        if (line === undefined) break;
+        if (typeof line === 'string') this.onLine(line);
+        else this.onTooLong(line.head);
+      }
+      this.flush();
+    } finally {
+      this.pumping = false;
+    }
+    if (!this.closed) {
+      if (this.inputEnded || this.framer.queued > 0 || this.saturated()) this.opts.transport.pause();
+      else this.opts.transport.resume();
+    }
+    this.settle();
   }
 
   private onTooLong(head: string): void {
@@ -139,6 +201,13 @@ export class Session {
       this.report(rid, instruction, started, false);
       return;
     }
+    if (scoped.op === 'job.list' || scoped.op === 'rule.list') {
+      const listing = new Listing(rid, instruction, started, scoped);
+      this.slots.push(listing);
+      this.listing = listing;
+      this.requestPage(listing);
+      return;
+    }
     const slot = this.reserve();
     this.outstanding++;
     this.opts.dispatch(scoped, (reply) => {
@@ -147,6 +216,19 @@ export class Session {
         this.slots[slot - this.base] = formatReply(rid, reply);
         this.report(rid, instruction, started, reply.ok);
       }
+      this.queueFlush();
+    });
+  }
+
+  private requestPage(listing: Listing): void {
+    this.outstanding++;
+    this.opts.dispatch(listing.nextRequest(), (reply) => {
+      this.outstanding--;
+      if (!this.closed) {
+        listing.accept(reply);
+        if (listing.done) this.report(listing.rid, listing.instruction, listing.startedNs, listing.success);
+      }
+      if (listing.done || this.closed) this.listing = null;
       this.queueFlush();
     });
   }
@@ -164,19 +246,22 @@ export class Session {
     this.flushQueued = true;
     queueMicrotask(() => {
       this.flushQueued = false;
-      this.flush();
-      if (this.outstanding === 0 && this.answered.length > 0) {
-        for (const cb of this.answered.splice(0)) cb();
-      }
+      this.pump();
     });
   }
 
   private answered: Array<() => void> = [];
 
-  /** Runs `cb` once every line dispatched so far is answered and written (at once if none is). */
+  /** Runs `cb` once every line framed so far is answered and written (at once if it is). */
   whenAnswered(cb: () => void): void {
-    if (this.outstanding === 0) cb();
-    else this.answered.push(cb);
+    this.answered.push(cb);
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.answered.length === 0 || this.outstanding > 0 || this.listing !== null) return;
+    if (!this.closed && this.framer.queued > 0) return;
+    for (const cb of this.answered.splice(0)) cb();
   }
 
   private report(rid: string, instruction: string, startedNs: bigint, success: boolean): void {
@@ -201,17 +286,28 @@ export class Session {
     if (this.closed) return;
     let end = this.head - this.base;
     const parts: string[] = [];
-    while (end < this.slots.length && this.slots[end] !== undefined) {
-      parts.push(this.slots[end]!);
+    let streaming: Listing | null = null;
+    while (end < this.slots.length) {
+      const slot = this.slots[end];
+      if (slot === undefined) break;
+      if (typeof slot === 'string') {
+        parts.push(slot);
+      } else {
+        if (slot.text !== '') parts.push(slot.take());
+        if (!slot.done) {
+          streaming = slot;
+          break;
+        }
+      }
       this.slots[end] = EMPTY;
       end++;
     }
-    if (parts.length === 0) return;
     this.head = this.base + end;
     if (end > 1024 && end * 2 > this.slots.length) {
       this.slots = this.slots.slice(end);
       this.base += end;
     }
-    this.opts.transport.write(parts.length === 1 ? parts[0]! : parts.join(''));
+    if (parts.length > 0) this.opts.transport.write(parts.length === 1 ? parts[0]! : parts.join(''));
+    if (streaming !== null && !streaming.inFlight && this.opts.transport.backlog() < PAGE_LOW_WATER) this.requestPage(streaming);
   }
 }

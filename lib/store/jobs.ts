@@ -20,6 +20,7 @@ import { JOB_STATUSES, statusCode } from '../domain/job.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
 import { DueHeap } from './heap.ts';
 import { narrowest } from './prefix.ts';
+import { scanSlots, type Page } from '../domain/page.ts';
 
 const PLANNED = 0;
 const INITIAL_SLOTS = 1024;
@@ -123,19 +124,17 @@ export class JobStore {
   }
 
   /**
-   * Jobs whose identifier starts with `prefix` and, unless `scope` is '', with `scope`.
-   * Order unspecified. O(n) over all slots, one startsWith per job.
+   * One page of the jobs whose identifier starts with `prefix` and, unless `scope` is '', with
+   * `scope`, in slot order from `cursor` (lib/domain/page.ts). One startsWith per slot examined.
    */
-  list(prefix: string, scope: string): Job[] {
+  page(prefix: string, scope: string, cursor: number, limit: number): Page<Job> {
     const start = narrowest(prefix, scope);
-    const out: Job[] = [];
-    if (start === null) return out;
+    if (start === null) return { items: [], next: null };
     const ids = this.ids;
-    for (let slot = 0; slot < ids.length; slot++) {
+    return scanSlots(ids.length, cursor, limit, (slot) => {
       const id = ids[slot];
-      if (id !== undefined && id.startsWith(start)) out.push(this.jobAt(slot));
-    }
-    return out;
+      return id !== undefined && id.startsWith(start) ? this.jobAt(slot) : undefined;
+    });
   }
 
   /** The jobs in one status, without building objects for the others (startup re-dispatch). */

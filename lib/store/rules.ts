@@ -9,16 +9,21 @@
 // practice a handful. A trie would cost one node per pattern character and a pointer chase per
 // id character; hash lookups of slices are faster in V8 and need no extra structure.
 //
-// Invariants: every stored rule's id appears exactly once, in byPattern.get(rule.pattern);
+// Invariants: byId.get(id) === s <=> slots[s].id === id; free slots hold undefined and are in
+// `free`. Every stored rule's id appears exactly once, in byPattern.get(rule.pattern);
 // no id list is empty; lengthCount.get(L) is the number of distinct patterns of length L and
 // `lengths` holds exactly the L with a non-zero count.
 // Ordering: ids are compared by UTF-16 code units, which is byte order for the ASCII
 // identifiers that validation admits (decisions §3).
 import type { Rule } from '../domain/rule.ts';
 import { narrowest } from './prefix.ts';
+import { scanSlots, type Page } from '../domain/page.ts';
 
 export class RuleStore {
-  private readonly byId = new Map<string, Rule>();
+  /** id -> slot in `slots` (listings walk slots: lib/domain/page.ts); freed slots are reused. */
+  private readonly byId = new Map<string, number>();
+  private readonly slots: Array<Rule | undefined> = [];
+  private readonly free: number[] = [];
   private readonly byPattern = new Map<string, string[]>();
   private readonly lengthCount = new Map<number, number>();
   /** Distinct pattern lengths, longest first. */
@@ -29,13 +34,20 @@ export class RuleStore {
   }
 
   get(id: string): Rule | undefined {
-    return this.byId.get(id);
+    const slot = this.byId.get(id);
+    return slot === undefined ? undefined : this.slots[slot];
   }
 
   /** Creates or replaces the rule by its identifier; returns the previous rule. */
   put(rule: Rule): Rule | undefined {
-    const previous = this.byId.get(rule.id);
-    this.byId.set(rule.id, rule);
+    const slot = this.byId.get(rule.id);
+    const previous = slot === undefined ? undefined : this.slots[slot];
+    if (slot !== undefined) this.slots[slot] = rule;
+    else {
+      const fresh = this.free.pop() ?? this.slots.length;
+      this.slots[fresh] = rule;
+      this.byId.set(rule.id, fresh);
+    }
     if (previous === undefined) {
       this.index(rule.pattern, rule.id);
     } else if (previous.pattern !== rule.pattern) {
@@ -47,9 +59,12 @@ export class RuleStore {
 
   /** Deletes the rule; returns it, or undefined when it did not exist. */
   delete(id: string): Rule | undefined {
-    const previous = this.byId.get(id);
-    if (previous === undefined) return undefined;
+    const slot = this.byId.get(id);
+    if (slot === undefined) return undefined;
+    const previous = this.slots[slot]!;
     this.byId.delete(id);
+    this.slots[slot] = undefined;
+    this.free.push(slot);
     this.unindex(previous.pattern, id);
     return previous;
   }
@@ -62,20 +77,20 @@ export class RuleStore {
       const len = lengths[i]!;
       if (len > n) continue;
       const ids = this.byPattern.get(len === n ? jobId : jobId.slice(0, len));
-      if (ids !== undefined) return this.byId.get(ids[0]!);
+      if (ids !== undefined) return this.get(ids[0]!);
     }
     return undefined;
   }
 
-  /** Rules whose identifier starts with `prefix` and, unless `scope` is '', with `scope`. */
-  list(prefix: string, scope: string): Rule[] {
+  /** One page of the rules whose identifier starts with `prefix` and `scope`, in slot order (lib/domain/page.ts). */
+  page(prefix: string, scope: string, cursor: number, limit: number): Page<Rule> {
     const start = narrowest(prefix, scope);
-    const out: Rule[] = [];
-    if (start === null) return out;
-    for (const rule of this.byId.values()) {
-      if (rule.id.startsWith(start)) out.push(rule);
-    }
-    return out;
+    if (start === null) return { items: [], next: null };
+    const slots = this.slots;
+    return scanSlots(slots.length, cursor, limit, (slot) => {
+      const rule = slots[slot];
+      return rule !== undefined && rule.id.startsWith(start) ? rule : undefined;
+    });
   }
 
   private index(pattern: string, id: string): void {

@@ -53,3 +53,18 @@ export function customSlicesHere(): boolean {
   const perl = spawnSync('perl', ['-e', '1']).status === 0;
   return (major > 6 || (major === 6 && minor >= 12)) && perl && ['x64', 'arm64'].includes(process.arch) && schedSlice(process.pid) !== null;
 }
+
+/** Resident set size of `pid` in bytes (VmRSS), 0 once it is gone. */
+export function rssBytes(pid: number): number {
+  try {
+    const m = /^VmRSS:\s*(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m === null ? 0 : Number(m[1]) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident set size of `pid` and its direct children (the daemon: primary and workers). */
+export function treeRss(pid: number): number {
+  return rssBytes(pid) + childPids(pid).reduce((sum, child) => sum + rssBytes(child), 0);
+}

@@ -1,3 +1,7 @@
 import type { Handler } from './context.ts';
 
-export const ruleList: Handler<'rule.list'> = (ctx, cmd) => ({ ok: true, kind: 'rules', rules: ctx.changes.rules.list(cmd.prefix, cmd.scope) });
+/** One page per command (lib/domain/page.ts): the primary never builds a whole large listing. */
+export const ruleList: Handler<'rule.list'> = (ctx, cmd) => {
+  const page = ctx.changes.rules.page(cmd.prefix, cmd.scope, cmd.cursor, cmd.limit);
+  return { ok: true, kind: 'rules', rules: page.items, next: page.next };
+};

@@ -5,7 +5,8 @@ import type { Job } from '../../domain/job.ts';
 import { parseIsoTimestamp } from '../../domain/time.ts';
 import { isObject, readJsonBody } from '../body.ts';
 import { sendError, sendJson, sendNoContent, type JsonValue } from '../json.ts';
-import { pathId, prefixParam } from '../params.ts';
+import { pathId } from '../params.ts';
+import { listPage } from '../list-page.ts';
 import { perform, type Call, type HttpContext, type Route } from '../route.ts';
 
 function jobToJson(job: Job): JsonValue {
@@ -42,16 +43,9 @@ async function deleteJob(ctx: HttpContext, call: Call): Promise<void> {
   if (reply !== null) sendNoContent(call.res);
 }
 
-async function listJobs(ctx: HttpContext, call: Call): Promise<void> {
-  const prefix = prefixParam(call);
-  if (prefix === null) return;
-  const reply = await perform(ctx, call, { op: 'job.list', prefix, scope: '' }, 'jobs');
-  if (reply !== null) sendJson(call.res, 200, reply.jobs.map(jobToJson));
-}
-
 export function jobRoutes(ctx: HttpContext): Route[] {
   return [
-    { method: 'GET', path: '/jobs', auth: true, handle: (call) => listJobs(ctx, call) },
+    { method: 'GET', path: '/jobs', auth: true, handle: (call) => listPage(ctx, call, 'jobs', jobToJson) },
     { method: 'PUT', path: '/jobs/:id', auth: true, handle: (call) => putJob(ctx, call) },
     { method: 'GET', path: '/jobs/:id', auth: true, handle: (call) => getJob(ctx, call) },
     { method: 'DELETE', path: '/jobs/:id', auth: true, handle: (call) => deleteJob(ctx, call) },

@@ -7,7 +7,8 @@ import { validateRunner } from '../../domain/runner-validate.ts';
 import { isObject, readJsonBody } from '../body.ts';
 import { sendError, sendJson, sendNoContent, type JsonValue } from '../json.ts';
 import { parseRunnerField, runnerToJson } from '../runner-body.ts';
-import { pathId, prefixParam } from '../params.ts';
+import { pathId } from '../params.ts';
+import { listPage } from '../list-page.ts';
 import { perform, type Call, type HttpContext, type Route } from '../route.ts';
 
 export function ruleToJson(rule: Rule): JsonValue {
@@ -56,16 +57,9 @@ async function deleteRule(ctx: HttpContext, call: Call): Promise<void> {
   if (reply !== null) sendNoContent(call.res);
 }
 
-async function listRules(ctx: HttpContext, call: Call): Promise<void> {
-  const prefix = prefixParam(call);
-  if (prefix === null) return;
-  const reply = await perform(ctx, call, { op: 'rule.list', prefix, scope: '' }, 'rules');
-  if (reply !== null) sendJson(call.res, 200, reply.rules.map(ruleToJson));
-}
-
 export function ruleRoutes(ctx: HttpContext): Route[] {
   return [
-    { method: 'GET', path: '/rules', auth: true, handle: (call) => listRules(ctx, call) },
+    { method: 'GET', path: '/rules', auth: true, handle: (call) => listPage(ctx, call, 'rules', ruleToJson) },
     { method: 'PUT', path: '/rules/:id', auth: true, handle: (call) => putRule(ctx, call) },
     { method: 'GET', path: '/rules/:id', auth: true, handle: (call) => getRule(ctx, call) },
     { method: 'DELETE', path: '/rules/:id', auth: true, handle: (call) => deleteRule(ctx, call) },

@@ -12,8 +12,8 @@ describe('auth/scope', () => {
   it('* lets every command through unchanged (the same object)', () => {
     const cmds: Command[] = [
       { op: 'job.set', id: 'x.1', execution: 5n }, { op: 'job.get', id: 'x' }, { op: 'job.remove', id: 'y' },
-      { op: 'job.list', prefix: '', scope: '' }, { op: 'rule.set', rule: rule('r', '') }, { op: 'rule.get', id: 'r' },
-      { op: 'rule.remove', id: 'r' }, { op: 'rule.list', prefix: 'q', scope: '' }, { op: 'stat' },
+      { op: 'job.list', prefix: '', scope: '', cursor: 0, limit: 10 }, { op: 'rule.set', rule: rule('r', '') }, { op: 'rule.get', id: 'r' },
+      { op: 'rule.remove', id: 'r' }, { op: 'rule.list', prefix: 'q', scope: '', cursor: 0, limit: 10 }, { op: 'stat' },
     ];
     for (const c of cmds) expect(scopeCommand(c, '*'), c.op).to.equal(c);
   });
@@ -39,9 +39,9 @@ describe('auth/scope', () => {
   });
 
   it('QUERY and LISTRULES are narrowed to the namespace, keeping the prefix', () => {
-    expect(scopeCommand({ op: 'job.list', prefix: '', scope: '' }, 'a.')).to.deep.equal({ op: 'job.list', prefix: '', scope: 'a.' });
-    expect(scopeCommand({ op: 'job.list', prefix: 'b.', scope: '' }, 'a.')).to.deep.equal({ op: 'job.list', prefix: 'b.', scope: 'a.' });
-    expect(scopeCommand({ op: 'rule.list', prefix: '', scope: '' }, 'b.')).to.deep.equal({ op: 'rule.list', prefix: '', scope: 'b.' });
+    expect(scopeCommand({ op: 'job.list', prefix: '', scope: '', cursor: 0, limit: 10 }, 'a.')).to.deep.equal({ op: 'job.list', prefix: '', scope: 'a.', cursor: 0, limit: 10 });
+    expect(scopeCommand({ op: 'job.list', prefix: 'b.', scope: '', cursor: 0, limit: 10 }, 'a.')).to.deep.equal({ op: 'job.list', prefix: 'b.', scope: 'a.', cursor: 0, limit: 10 });
+    expect(scopeCommand({ op: 'rule.list', prefix: '', scope: '', cursor: 0, limit: 10 }, 'b.')).to.deep.equal({ op: 'rule.list', prefix: '', scope: 'b.', cursor: 0, limit: 10 });
   });
 
   it('STAT is allowed whatever the namespace', () => {

@@ -77,7 +77,7 @@ describe('http/server (fake primary)', () => {
     const tokens = buildTokenTable([{ name: 'a', secret: 'sa', namespace: 'a.' }]);
     server = await start((cmd) => {
       seen.push(cmd);
-      return Promise.resolve(cmd.op === 'job.list' ? { ok: true, kind: 'jobs', jobs: [] } : DONE);
+      return Promise.resolve(cmd.op === 'job.list' ? { ok: true, kind: 'jobs', jobs: [], next: null } : DONE);
     }, tokens);
     const auth = { authorization: 'Bearer sa', 'content-type': 'application/json' };
     expect((await fetch(url('/jobs/a.1'), { method: 'PUT', headers: auth, body: '{"execution":"2030-01-02T05:04:05.000000001+02:00"}' })).status).to.equal(200);
@@ -87,7 +87,7 @@ describe('http/server (fake primary)', () => {
     expect(seen).to.deep.equal([
       { op: 'job.set', id: 'a.1', execution: 1893553445000000001n },
       { op: 'rule.set', rule: { id: 'a.r', pattern: 'a.', runner: { type: 'awf', workflow: 'wf', inputs: ['k=v'] } } },
-      { op: 'job.list', prefix: 'a.x', scope: 'a.' },
+      { op: 'job.list', prefix: 'a.x', scope: 'a.', cursor: 0, limit: 1000 },
     ]);
   });
 

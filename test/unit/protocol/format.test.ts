@@ -57,16 +57,16 @@ describe('protocol/format', () => {
         { id: 'q.one', execution: 100n, status: 'planned' },
         { id: 'q.two', execution: 9223372036854775807n, status: 'executed' },
       ];
-      expect(formatReply('4', { ok: true, kind: 'jobs', jobs })).to.equal(
+      expect(formatReply('4', { ok: true, kind: 'jobs', jobs, next: null })).to.equal(
         '4 q.one planned 100\n4 q.two executed 9223372036854775807\n4 OK\n');
-      expect(formatReply('6', { ok: true, kind: 'jobs', jobs: [] })).to.equal('6 OK\n');
+      expect(formatReply('6', { ok: true, kind: 'jobs', jobs: [], next: null })).to.equal('6 OK\n');
     });
 
     it('jobs: a big list is formatted quickly', () => {
       const jobs: Job[] = [];
       for (let i = 0; i < 100_000; i++) jobs.push({ id: `bulk.job.${i}`, execution: BigInt(i), status: 'triggered' });
       const started = process.hrtime.bigint();
-      const text = formatReply('big', { ok: true, kind: 'jobs', jobs });
+      const text = formatReply('big', { ok: true, kind: 'jobs', jobs, next: null });
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const lines = text.split('\n');
       expect(lines).to.have.length(100_002);
@@ -76,7 +76,7 @@ describe('protocol/format', () => {
     });
 
     it('rules: spec form for each runner kind, then OK', () => {
-      const text = formatReply('l', { ok: true, kind: 'rules', rules: RULES });
+      const text = formatReply('l', { ok: true, kind: 'rules', rules: RULES, next: null });
       expect(text.split('\n')).to.deep.equal([
         'l ls.sh ls.sh. shell "echo \\"hi\\" > /dev/null"',
         'l ls.bs ls.bs. shell "printf \\"a\\\\\\\\b\\\\n\\""',
@@ -92,7 +92,7 @@ describe('protocol/format', () => {
         'l OK',
         '',
       ]);
-      expect(formatReply('l', { ok: true, kind: 'rules', rules: [] })).to.equal('l OK\n');
+      expect(formatReply('l', { ok: true, kind: 'rules', rules: [], next: null })).to.equal('l OK\n');
     });
 
     it('rule (single) is written like a one-rule list', () => {
@@ -123,7 +123,7 @@ describe('protocol/format', () => {
       expect(formatReply('e', invalidArgs('bad\r\nthing'))).to.equal('e ERROR invalid_args bad  thing\n');
       expect(formatReply('r\r1', { ok: true, kind: 'done' })).to.equal('r 1 OK\n');
       const evil: Rule = { id: 'ev', pattern: 'ev.', runner: { type: 'shell', command: 'a\n1 OK' } };
-      const text = formatReply('l', { ok: true, kind: 'rules', rules: [evil] });
+      const text = formatReply('l', { ok: true, kind: 'rules', rules: [evil], next: null });
       expect(text).to.equal('l ev ev. shell "a\\n1 OK"\nl OK\n');
     });
   });
@@ -142,7 +142,7 @@ describe('protocol/format', () => {
   });
 
   it('round trip: each LISTRULES line tokenizes and parses back into the same rule.set', () => {
-    const text = formatReply('l', { ok: true, kind: 'rules', rules: RULES });
+    const text = formatReply('l', { ok: true, kind: 'rules', rules: RULES, next: null });
     const lines = text.split('\n').slice(0, RULES.length);
     lines.forEach((line, i) => {
       const tokens = tokenize(line);

@@ -4,6 +4,7 @@ import { parseLine, parseRunnerArgs, quoteForMessage, type ParsedLine } from '..
 import { tokenize } from '../../../lib/protocol/tokenize.ts';
 import type { Command } from '../../../lib/domain/command.ts';
 import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
+import { TCP_PAGE_ENTRIES } from '../../../lib/domain/page.ts';
 
 function parse(line: string): ParsedLine {
   const tokens = tokenize(line);
@@ -106,9 +107,9 @@ describe('protocol/parse', () => {
 
   describe('QUERY / LISTRULES / STAT', () => {
     it('QUERY with and without a pattern', () => {
-      expect(command('q QUERY')).to.deep.equal({ op: 'job.list', prefix: '', scope: '' });
-      expect(command('q QUERY q.')).to.deep.equal({ op: 'job.list', prefix: 'q.', scope: '' });
-      expect(command('q QUERY ""')).to.deep.equal({ op: 'job.list', prefix: '', scope: '' });
+      expect(command('q QUERY')).to.deep.equal({ op: 'job.list', prefix: '', scope: '', cursor: 0, limit: TCP_PAGE_ENTRIES });
+      expect(command('q QUERY q.')).to.deep.equal({ op: 'job.list', prefix: 'q.', scope: '', cursor: 0, limit: TCP_PAGE_ENTRIES });
+      expect(command('q QUERY ""')).to.deep.equal({ op: 'job.list', prefix: '', scope: '', cursor: 0, limit: TCP_PAGE_ENTRIES });
     });
 
     it('QUERY rejects an invalid pattern and extra arguments', () => {
@@ -117,8 +118,8 @@ describe('protocol/parse', () => {
     });
 
     it('LISTRULES and STAT ignore trailing arguments', () => {
-      expect(command('l LISTRULES')).to.deep.equal({ op: 'rule.list', prefix: '', scope: '' });
-      expect(command('l LISTRULES ignored trailing args')).to.deep.equal({ op: 'rule.list', prefix: '', scope: '' });
+      expect(command('l LISTRULES')).to.deep.equal({ op: 'rule.list', prefix: '', scope: '', cursor: 0, limit: TCP_PAGE_ENTRIES });
+      expect(command('l LISTRULES ignored trailing args')).to.deep.equal({ op: 'rule.list', prefix: '', scope: '', cursor: 0, limit: TCP_PAGE_ENTRIES });
       expect(command('s STAT')).to.deep.equal({ op: 'stat' });
       expect(command('s STAT x "y z"')).to.deep.equal({ op: 'stat' });
     });

@@ -4,57 +4,18 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { LineFramer } from '../../../lib/protocol/framer.ts';
-import { Session, type RequestInfo } from '../../../lib/protocol/session.ts';
-import { buildTokenTable } from '../../../lib/auth/verify.ts';
-import type { Command, Reply } from '../../../lib/domain/command.ts';
+import { TCP_PAGE_ENTRIES } from '../../../lib/domain/page.ts';
+import { DONE, harness, settled, TOKENS } from './session-harness.ts';
 
-const TOKENS = buildTokenTable([
-  { name: 'a', secret: 'secret-a', namespace: 'a.' },
-  { name: 'admin', secret: 'secret-admin', namespace: '*' },
-]);
-
-const DONE: Reply = { ok: true, kind: 'done' };
-
-interface Pending {
-  readonly cmd: Command;
-  readonly answer: (reply: Reply) => void;
-}
-
-/** A session whose dispatch only records commands: tests answer them when they choose. */
-function harness(tokens: typeof TOKENS | null) {
-  const out: string[] = [];
-  const pending: Pending[] = [];
-  const requests: RequestInfo[] = [];
-  let closes = 0;
-  const session = new Session({
-    tokens,
-    dispatch: (cmd, cb) => { pending.push({ cmd, answer: cb }); },
-    transport: { write: (t) => { out.push(t); return true; }, close: () => { closes++; } },
-    onRequest: (info) => requests.push(info),
-  });
-  return {
-    session,
-    pending,
-    requests,
-    feed: (text: string | Buffer) => session.feed(typeof text === 'string' ? Buffer.from(text) : text),
-    /** Everything written so far, as one string. */
-    written: () => out.join(''),
-    /** How many transport writes were made. */
-    get writes() { return out.length; },
-    get closes() { return closes; },
-  };
-}
-
-/** Lets queued microtasks (the session's deferred flush) run. */
-const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const LIST_ALL = { op: 'job.list', prefix: '', scope: '', cursor: 0, limit: TCP_PAGE_ENTRIES } as const;
 
 describe('protocol/session', () => {
   describe('without an auth_file', () => {
     it('dispatches commands at once with full access (lists unscoped)', () => {
       const h = harness(null);
       expect(h.session.authenticated).to.equal(true);
-      h.feed('1 QUERY\n2 GET z.x\n');
-      expect(h.pending.map((p) => p.cmd)).to.deep.equal([{ op: 'job.list', prefix: '', scope: '' }, { op: 'job.get', id: 'z.x' }]);
+      h.feed('1 GET z.x\n2 QUERY\n');
+      expect(h.pending.map((p) => p.cmd)).to.deep.equal([{ op: 'job.get', id: 'z.x' }, LIST_ALL]);
     });
 
     it('answers AUTH with OK as a no-op (clients that always send it keep working)', () => {
@@ -73,7 +34,7 @@ describe('protocol/session', () => {
       expect(h.written()).to.equal('OK\n');
       expect(h.session.authenticated).to.equal(true);
       h.feed('1 QUERY\n');
-      expect(h.pending[0]!.cmd).to.deep.equal({ op: 'job.list', prefix: '', scope: 'a.' });
+      expect(h.pending[0]!.cmd).to.deep.equal({ ...LIST_ALL, scope: 'a.' });
       expect(h.requests[0]).to.include({ rid: '', instruction: 'AUTH', success: true });
     });
 
@@ -216,7 +177,9 @@ describe('protocol/session', () => {
       h.session.end();
       h.pending[0]!.answer(DONE);
       expect(h.written()).to.equal('');
-      expect(h.session.outstanding).to.equal(0);
+      let answered = false;
+      h.session.whenAnswered(() => { answered = true; });
+      expect(answered).to.equal(true);
     });
   });
 });

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import type { Job, JobStatus } from '../../../lib/domain/job.ts';
 import { JobStore } from '../../../lib/store/jobs.ts';
 import { prng } from '../../helpers/prng.ts';
+import { pageAll } from './page-all.ts';
 
 const T = 1775822400000000000n;
 
@@ -198,12 +199,12 @@ describe('store/jobs JobStore', () => {
     });
   });
 
-  describe('list', () => {
+  describe('page', () => {
     beforeEach(() => {
       for (const id of ['app.a', 'app.b', 'apple', 'team1.x', 'team1.y.z', 'team2.x']) store.put(job(id, T));
     });
 
-    const listed = (prefix: string, scope: string) => ids(store.list(prefix, scope)).sort();
+    const listed = (prefix: string, scope: string) => ids(pageAll(store, prefix, scope)).sort();
 
     it('lists everything with no prefix and no scope', () => {
       expect(listed('', '')).to.have.length(6);
@@ -222,9 +223,26 @@ describe('store/jobs JobStore', () => {
       expect(listed('team2', 'team1.')).to.deep.equal([]);
     });
 
+    it('a walk in small pages sees each job present throughout exactly once, whatever changes between pages', () => {
+      const seen: string[] = [];
+      let cursor: number | null = 0;
+      let round = 0;
+      while (cursor !== null) {
+        const page = store.page('', '', cursor, 1);
+        seen.push(...ids(page.items));
+        cursor = page.next;
+        // Churn between pages: new jobs (one in the slot a removal frees), and a removal.
+        if (round < 4) store.put(job(`late${round}`, T));
+        if (round === 2) store.delete('team2.x');
+        round++;
+      }
+      const stable = ['app.a', 'app.b', 'apple', 'team1.x', 'team1.y.z'];
+      for (const id of stable) expect(seen.filter((s) => s === id), id).to.have.length(1);
+    });
+
     it('returns plain jobs with their status', () => {
       store.setStatus('apple', 'executed');
-      expect(store.list('apple', '')).to.deep.equal([job('apple', T, 'executed')]);
+      expect(pageAll(store, 'apple', '')).to.deep.equal([job('apple', T, 'executed')]);
     });
   });
 
@@ -268,7 +286,7 @@ describe('store/jobs JobStore', () => {
     expect(store.get('new1')).to.deep.equal(job('new1', T - 1n, 'triggered'));
     expect(store.get('j3')).to.deep.equal(job('j3', T + 3n));
     expect(store.get('j4')).to.equal(undefined);
-    expect(ids(store.list('j', '')).sort()).to.deep.equal(['j1', 'j3', 'j5', 'j7', 'j9']);
+    expect(ids(pageAll(store, 'j', '')).sort()).to.deep.equal(['j1', 'j3', 'j5', 'j7', 'j9']);
     expect(ids(store.takeDue(T + 1000n, 100))).to.deep.equal(['j1', 'j3', 'j5', 'j7', 'j9', 'new2']);
   });
 
@@ -330,7 +348,7 @@ describe('store/jobs JobStore', () => {
       const earliest = [...armed].map((x) => model.get(x)!.execution).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[0];
       expect(store.nextDue()).to.equal(earliest);
     }
-    expect(store.list('', '').sort((a, b) => (a.id < b.id ? -1 : 1)))
+    expect(pageAll(store, '', '').sort((a, b) => (a.id < b.id ? -1 : 1)))
       .to.deep.equal([...model.values()].sort((a, b) => (a.id < b.id ? -1 : 1)));
   });
 

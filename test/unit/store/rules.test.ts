@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import type { Rule } from '../../../lib/domain/rule.ts';
 import { RuleStore } from '../../../lib/store/rules.ts';
 import { prng } from '../../helpers/prng.ts';
+import { pageAll } from './page-all.ts';
 
 function rule(id: string, pattern: string = id): Rule {
   return { id, pattern, runner: { type: 'shell', command: `echo ${id}` } };
@@ -164,12 +165,12 @@ describe('store/rules RuleStore', () => {
     });
   });
 
-  describe('list', () => {
+  describe('page', () => {
     beforeEach(() => {
       for (const id of ['app.a', 'app.b', 'team1.x', 'team2.x']) store.put(rule(id, `p.${id}`));
     });
 
-    const listed = (prefix: string, scope: string) => store.list(prefix, scope).map((r) => r.id).sort();
+    const listed = (prefix: string, scope: string) => pageAll(store, prefix, scope).map((r) => r.id).sort();
 
     it('filters by rule-id prefix, not by pattern', () => {
       expect(listed('', '')).to.deep.equal(['app.a', 'app.b', 'team1.x', 'team2.x']);

@@ -56,7 +56,28 @@ function errorText(response, text) {
  * Calls the API. `body` (an object) is sent as JSON. Resolves with the parsed body (null for
  * 204); rejects with an ApiError otherwise.
  */
-export async function call(method, path, { token = storedToken(), body } = {}) {
+export async function call(method, path, options = {}) {
+  return (await exchange(method, path, options)).body;
+}
+
+const NEXT_LINK = /<([^>]*)>\s*;\s*rel="?next"?/;
+
+/**
+ * Every entry of a paged listing: follows the `Link: <…>; rel="next"` headers to the end.
+ * (The console still shows whole lists; paging through them on screen is for a later change.)
+ */
+async function listAll(path) {
+  const out = [];
+  for (let next = path; next !== null;) {
+    const { body, response } = await exchange('GET', next, {});
+    out.push(...body);
+    const link = NEXT_LINK.exec(response.headers.get('Link') ?? '');
+    next = link === null ? null : link[1];
+  }
+  return out;
+}
+
+async function exchange(method, path, { token = storedToken(), body } = {}) {
   const headers = { Accept: 'application/json' };
   if (token !== '') headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -74,7 +95,7 @@ export async function call(method, path, { token = storedToken(), body } = {}) {
   }
   const text = await response.text();
   if (!response.ok) throw new ApiError(method, path, response.status, errorText(response, text));
-  return text === '' ? null : parseExact(text);
+  return { body: text === '' ? null : parseExact(text), response };
 }
 
 /** Whether the server wants a token: the open /openapi.json declares bearer security then. */
@@ -85,10 +106,10 @@ export async function authRequired() {
 
 export const api = {
   stats: () => call('GET', '/stats'),
-  jobs: (prefix) => call('GET', prefix === '' ? '/jobs' : `/jobs?prefix=${encodeURIComponent(prefix)}`),
+  jobs: (prefix) => listAll(prefix === '' ? '/jobs?limit=10000' : `/jobs?limit=10000&prefix=${encodeURIComponent(prefix)}`),
   putJob: (id, execution) => call('PUT', `/jobs/${encodeURIComponent(id)}`, { body: { execution } }),
   deleteJob: (id) => call('DELETE', `/jobs/${encodeURIComponent(id)}`),
-  rules: () => call('GET', '/rules'),
+  rules: () => listAll('/rules?limit=10000'),
   putRule: (id, body) => call('PUT', `/rules/${encodeURIComponent(id)}`, { body }),
   deleteRule: (id) => call('DELETE', `/rules/${encodeURIComponent(id)}`),
 };

@@ -1,0 +1,58 @@
+// GET /jobs and GET /rules, paged (lib/domain/page.ts). `limit` (1..10000, default 1000) bounds
+// the entries of one response and an opaque `cursor` continues a listing; the body stays the
+// JSON array of the page's entries, and while more may follow, a `Link: <…>; rel="next"`
+// header gives the URL of the next page (RFC 8288, as GitHub's API does). A page is full unless
+// it is the last: the primary examines a bounded number of records per request, so this asks
+// it for more until `limit` entries are found or the listing ends.
+import type { ListCommand } from '../domain/command.ts';
+import { MAX_CURSOR, MAX_PAGE_ENTRIES } from '../domain/page.ts';
+import { sendError, sendJson, type JsonValue } from './json.ts';
+import { prefixParam, queryParam } from './params.ts';
+import { perform, type Call, type HttpContext, type SuccessOf } from './route.ts';
+
+export const DEFAULT_PAGE_ENTRIES = 1000;
+
+const DIGITS = /^[0-9]{1,10}$/;
+
+/** A non-negative integer query parameter no larger than `max`; undefined when absent; null after a 400. */
+function intParam(call: Call, name: string, min: number, max: number, what: string): number | undefined | null {
+  const raw = queryParam(call, name);
+  if (raw === undefined) return undefined;
+  const n = raw !== null && DIGITS.test(raw) ? Number(raw) : NaN;
+  if (n >= min && n <= max) return n;
+  sendError(call.res, 400, `query parameter ${name} must be ${what}`);
+  return null;
+}
+
+type Kind = 'jobs' | 'rules';
+
+export async function listPage<T>(
+  ctx: HttpContext, call: Call, kind: Kind, toJson: (item: T) => JsonValue,
+): Promise<void> {
+  const prefix = prefixParam(call);
+  if (prefix === null) return;
+  const limit = intParam(call, 'limit', 1, MAX_PAGE_ENTRIES, `an integer from 1 to ${MAX_PAGE_ENTRIES}`);
+  if (limit === null) return;
+  const cursor = intParam(call, 'cursor', 0, MAX_CURSOR, 'a cursor from a Link header');
+  if (cursor === null) return;
+  const want = limit ?? DEFAULT_PAGE_ENTRIES;
+  const out: JsonValue[] = [];
+  let next: number | null = cursor ?? 0;
+  while (next !== null && out.length < want) {
+    const base: Omit<ListCommand, 'op'> = { prefix, scope: '', cursor: next, limit: want - out.length };
+    const cmd: ListCommand = kind === 'jobs' ? { op: 'job.list', ...base } : { op: 'rule.list', ...base };
+    const reply: SuccessOf<Kind> | null = await perform(ctx, call, cmd, kind);
+    if (reply === null) return;
+    const items = (reply.kind === 'jobs' ? reply.jobs : reply.rules) as T[];
+    for (const item of items) out.push(toJson(item));
+    // Cursors only move forward; anything else is a broken invariant (onError -> 500), not a loop.
+    if (reply.next !== null && !(reply.next > next)) throw new Error(`${cmd.op}: cursor ${String(reply.next)} does not advance from ${next}`);
+    next = reply.next;
+  }
+  const headers: Record<string, string> = {};
+  if (next !== null) {
+    const query = new URLSearchParams({ ...(prefix === '' ? {} : { prefix }), limit: String(want), cursor: String(next) });
+    headers['Link'] = `</${kind}?${query.toString()}>; rel="next"`;
+  }
+  sendJson(call.res, 200, out, headers);
+}
