@@ -17,13 +17,14 @@ import { row as fireHttp } from './rows/fire-http.ts';
 import { row as fireRedis } from './rows/fire-redis.ts';
 import { row as httpPut } from './rows/http-put.ts';
 import { row as lateness } from './rows/lateness.ts';
+import { row as listing } from './rows/listing.ts';
 import { row as pipelined } from './rows/pipelined.ts';
 import { row as replay } from './rows/replay.ts';
 import { row as rss } from './rows/rss.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, fireDirect, fireHttp, fireRedis, lateness, rss, replay, compaction, httpPut];
+const ROWS: readonly Row[] = [pipelined, durable, fireDirect, fireHttp, fireRedis, lateness, rss, listing, replay, compaction, httpPut];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)
