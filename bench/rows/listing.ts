@@ -15,7 +15,6 @@ import { spread } from '../lib/stats.ts';
 import type { Row } from '../lib/suite.ts';
 
 const JOBS = 1_000_000;
-const QUICK_JOBS = 200_000;
 const GREEDY_QUERIES = 1000;
 const PHASE_MS = 5000;
 const SETTLE_MS = 2000;
@@ -54,9 +53,8 @@ async function readWholeQuery(addr: Address): Promise<number> {
 export const row: Row = {
   name: 'listing',
   title: 'listings under a client that does not read: RSS rise, STAT p99; one 1M-line QUERY',
-  sized: true,
   run: (opts) => withDaemon('listing', { workers: 1, config: { database: { persistence: 'memory' } } }, async (daemon) => {
-    const jobs = opts.full ? JOBS : QUICK_JOBS;
+    const jobs = JOBS;
     const pid = pidOf(daemon);
     await loadSets(daemon.tcp, 4, jobs / 4, 'list');
     await sleep(SETTLE_MS);
