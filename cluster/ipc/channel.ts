@@ -74,8 +74,4 @@ export class PrimaryLink {
       cb(replies[i]!);
     }
   }
-
-  get outstanding(): number {
-    return this.waiting.size;
-  }
 }

@@ -1,6 +1,7 @@
 // `host:port` listen addresses: an IPv4 literal or a bracketed IPv6 literal, port 0..65535
 // (0 asks the kernel for a free port, which the tests use).
 import { isIPv4, isIPv6 } from 'node:net';
+import { MAX_PORT } from '../domain/limits.ts';
 import type { ListenAddress } from './schema.ts';
 
 export function parseListen(text: string): ListenAddress | string {
@@ -11,7 +12,7 @@ export function parseListen(text: string): ListenAddress | string {
     return `host "${host}" is not an IPv4 address or a bracketed IPv6 address`;
   }
   const port = Number(m[3]);
-  if (port > 65535) return `port ${port} is out of range (0-65535)`;
+  if (port > MAX_PORT) return `port ${port} is out of range (0-${MAX_PORT})`;
   return { host, port, text };
 }
 

@@ -47,42 +47,29 @@ export function parseConfig(text: string, source: string | null): Config {
       values[section][key] = checkValue(`${section}.${key}`, defs[key]!, value);
     }
   }
-  const pick = <T>(section: SectionName, key: string): T => {
-    const given = values[section]?.[key];
-    if (given !== undefined) return given as T;
-    const def = (SCHEMA[section] as Record<string, KeyDef>)[key]!;
-    return (def.type === 'listen' && typeof def.default === 'string' ? parseListen(def.default) : def.default) as T;
-  };
-  const config: Config = {
-    source,
-    log: { level: pick('log', 'level') },
-    controller: {
-      listen: pick('controller', 'listen'),
-      auth_file: pick('controller', 'auth_file'),
-      tls_cert: pick('controller', 'tls_cert'),
-      tls_key: pick('controller', 'tls_key'),
-    },
-    http: { listen: pick('http', 'listen') },
-    shell: { path: pick('shell', 'path'), args: pick('shell', 'args') },
-    database: {
-      persistence: pick('database', 'persistence'),
-      logfile_path: pick('database', 'logfile_path'),
-      fsync_on_persist: pick('database', 'fsync_on_persist'),
-      framerate: pick('database', 'framerate'),
-      compression_interval: pick('database', 'compression_interval'),
-    },
-    telemetry: {
-      enabled: pick('telemetry', 'enabled'),
-      endpoint: pick('telemetry', 'endpoint'),
-      service_name: pick('telemetry', 'service_name'),
-      flush_interval_ms: pick('telemetry', 'flush_interval_ms'),
-    },
-  };
+  const sections: Record<string, Record<string, unknown>> = {};
+  for (const [section, defs] of Object.entries(SCHEMA)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, def] of Object.entries(defs as Record<string, KeyDef>)) {
+      const given = values[section]?.[key];
+      out[key] = given !== undefined ? given : defaultValue(def);
+    }
+    sections[section] = out;
+  }
+  // Every key was checked against its KeyDef (or is its default), which is what Config says.
+  const config = { source, ...sections } as unknown as Config;
   checkCrossFields(config);
   return config;
 }
 
+/** A key's default as the loaded value would be: a listen address parsed, else as written. */
+function defaultValue(def: KeyDef): unknown {
+  return def.type === 'listen' && typeof def.default === 'string' ? parseListen(def.default) : def.default;
+}
+
 function checkValue(key: string, def: KeyDef, value: unknown): unknown {
+  // A value of the right kind outside the key's range or set: the key's own error name if any.
+  const outside = (message: string) => new StartupError('config', def.error ?? 'InvalidValue', `${key} ${message}`);
   switch (def.type) {
     case 'bool':
       if (typeof value !== 'boolean') throw bad(key, 'must be true or false');
@@ -91,19 +78,14 @@ function checkValue(key: string, def: KeyDef, value: unknown): unknown {
       const n = typeof value === 'bigint' ? Number(value) : value;
       if (typeof n !== 'number' || !Number.isInteger(n)) throw bad(key, 'must be an integer');
       if (n < (def.min ?? -Infinity) || n > (def.max ?? Infinity)) {
-        if (key === 'database.framerate') {
-          throw new StartupError('config', 'FramerateOutOfRange', `${key} must be between 1 and 65535, got ${n}`);
-        }
-        throw bad(key, `must be between ${def.min} and ${def.max}, got ${n}`);
+        throw outside(`must be between ${def.min} and ${def.max}, got ${n}`);
       }
       return n;
     }
     case 'enum':
+      // Not a string cannot be in the set either: one check, one message.
       if (typeof value !== 'string' || !def.values!.includes(value)) {
-        if (key === 'log.level') {
-          throw new StartupError('config', 'InvalidLogLevel', `${key} must be one of ${def.values!.join(', ')}, got ${show(value)}`);
-        }
-        throw bad(key, `must be ${def.values!.map((v) => `"${v}"`).join(' or ')}, got ${show(value)}`);
+        throw outside(`must be ${choices(def.values!)}, got ${show(value)}`);
       }
       return value;
     case 'string[]':
@@ -143,6 +125,11 @@ function checkCrossFields(config: Config): void {
 
 export function isTable(v: unknown): v is Raw {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** Two choices read as `"a" or "b"`; a longer list as `one of a, b, c`. */
+function choices(values: readonly string[]): string {
+  return values.length === 2 ? values.map((v) => `"${v}"`).join(' or ') : `one of ${values.join(', ')}`;
 }
 
 function show(v: unknown): string {

@@ -1,6 +1,8 @@
 // The one configuration schema (interface.md, Configuration; decisions §2). The loader, the
 // sample etc/tickd.toml and the man page table are all checked against this table, so a key
-// exists everywhere or nowhere.
+// exists everywhere or nowhere; the Config type is derived from it, and the loader builds the
+// config object by walking it, so a key is written here and nowhere else.
+import type { StartupErrorName } from '../errors.ts';
 import { LOG_LEVELS } from '../log.ts';
 
 export type KeyType = 'string' | 'bool' | 'int' | 'string[]' | 'listen' | 'path' | 'enum' | 'url';
@@ -13,11 +15,19 @@ export interface KeyDef {
   readonly values?: readonly string[];
   readonly min?: number;
   readonly max?: number;
+  /**
+   * The startup error named when the value is outside `values` or min..max (the spec gives two
+   * keys their own names); every other failure, and every key without one, is InvalidValue.
+   */
+  readonly error?: StartupErrorName;
 }
+
+/** flush_interval_ms is a u32 in the spec; compression_interval takes the same bound (a timer in seconds). */
+const MAX_U32 = 4294967295;
 
 export const SCHEMA = {
   log: {
-    level: { type: 'enum', values: LOG_LEVELS, default: 'info', doc: 'Least severe level written to stderr: off, error, warn, info, debug, trace (trace behaves like debug).' },
+    level: { type: 'enum', values: LOG_LEVELS, default: 'info', error: 'InvalidLogLevel', doc: 'Least severe level written to stderr: off, error, warn, info, debug, trace (trace behaves like debug).' },
   },
   controller: {
     listen: { type: 'listen', default: '127.0.0.1:5678', doc: 'TCP protocol address, host:port; IPv6 in brackets ([::1]:5678). Port 5679 is conventional with TLS.' },
@@ -36,14 +46,14 @@ export const SCHEMA = {
     persistence: { type: 'enum', values: ['logfile', 'memory'], default: 'logfile', doc: 'logfile: append-only file, durable; memory: nothing on disk, lost at exit.' },
     logfile_path: { type: 'path', default: 'logfile', doc: 'Logfile path, relative to the working directory unless absolute.' },
     fsync_on_persist: { type: 'bool', default: true, doc: 'fsync before a write is acknowledged (one fsync per group of writes).' },
-    framerate: { type: 'int', default: 512, min: 1, max: 65535, doc: 'Scheduler tick rate in Hz, 1 to 65535.' },
-    compression_interval: { type: 'int', default: 3600, min: 0, max: 4294967295, doc: 'Seconds between background logfile compactions; 0 disables.' },
+    framerate: { type: 'int', default: 512, min: 1, max: 65535, error: 'FramerateOutOfRange', doc: 'Scheduler tick rate in Hz, 1 to 65535.' },
+    compression_interval: { type: 'int', default: 3600, min: 0, max: MAX_U32, doc: 'Seconds between background logfile compactions; 0 disables.' },
   },
   telemetry: {
     enabled: { type: 'bool', default: false, doc: 'Export metrics, traces and logs over OTLP/HTTP.' },
     endpoint: { type: 'url', default: null, doc: 'Collector base URL (http:// or https://); required when enabled.' },
     service_name: { type: 'string', default: 'tickd', doc: 'The service.name resource attribute.' },
-    flush_interval_ms: { type: 'int', default: 5000, min: 0, max: 4294967295, doc: 'Export batch interval in milliseconds (a u32).' },
+    flush_interval_ms: { type: 'int', default: 5000, min: 0, max: MAX_U32, doc: 'Export batch interval in milliseconds (a u32).' },
   },
 } as const satisfies Record<string, Record<string, KeyDef>>;
 
@@ -56,29 +66,25 @@ export interface ListenAddress {
   readonly text: string;
 }
 
-export interface Config {
+/** The value a key holds once loaded: its type's, or null when it has no default and is unset. */
+type ValueOf<D extends KeyDef> =
+  | (D['type'] extends 'listen' ? ListenAddress
+    : D['type'] extends 'enum' ? (D extends { readonly values: readonly (infer V)[] } ? V : never)
+    : D['type'] extends 'int' ? number
+    : D['type'] extends 'bool' ? boolean
+    : D['type'] extends 'string[]' ? readonly string[]
+    : string) // path, string, url
+  | (D['default'] extends null ? null : never);
+
+type Schema = typeof SCHEMA;
+
+export type ConfigSections = {
+  readonly [S in SectionName]: {
+    readonly [K in keyof Schema[S]]: Schema[S][K] extends KeyDef ? ValueOf<Schema[S][K]> : never;
+  };
+};
+
+export interface Config extends ConfigSections {
   /** The file it came from, or null when run on defaults. */
   readonly source: string | null;
-  readonly log: { readonly level: (typeof LOG_LEVELS)[number] };
-  readonly controller: {
-    readonly listen: ListenAddress;
-    readonly auth_file: string | null;
-    readonly tls_cert: string | null;
-    readonly tls_key: string | null;
-  };
-  readonly http: { readonly listen: ListenAddress | null };
-  readonly shell: { readonly path: string; readonly args: readonly string[] };
-  readonly database: {
-    readonly persistence: 'logfile' | 'memory';
-    readonly logfile_path: string;
-    readonly fsync_on_persist: boolean;
-    readonly framerate: number;
-    readonly compression_interval: number;
-  };
-  readonly telemetry: {
-    readonly enabled: boolean;
-    readonly endpoint: string | null;
-    readonly service_name: string;
-    readonly flush_interval_ms: number;
-  };
 }

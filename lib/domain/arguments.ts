@@ -1,7 +1,9 @@
 // How runner arguments are written as protocol tokens: the runner of a rule as the tokens of
 // its LISTRULES / RULE SET form, and a value as one argument, bare when safe, else in double
 // quotes with `\"` and `\\` (decisions §6). Shared by the protocol formatter and `tickd dump`,
-// so a listed or dumped rule pastes back as a RULE SET command.
+// so a listed or dumped rule pastes back as a RULE SET command. Also the one reader of the awf
+// argument list (`<workflow> [--input key=value]...`), which TCP `RULE SET` and the HTTP string
+// form share; each caller words its own messages from the failure returned.
 import type { Rule } from './rule.ts';
 import type { RunnerSpec } from './runner-spec.ts';
 
@@ -37,6 +39,28 @@ export function runnerTokens(r: RunnerSpec): string[] {
       return never;
     }
   }
+}
+
+export type AwfRunner = Extract<RunnerSpec, { type: 'awf' }>;
+
+/**
+ * Why an awf argument list does not read: no workflow; a token at index `at` that should be
+ * `--input`; or a `--input` last, with its key=value missing at index `at`.
+ */
+export type AwfArgsError =
+  | { readonly error: 'no_workflow' }
+  | { readonly error: 'not_input' | 'no_value'; readonly at: number };
+
+/** `<workflow> [--input key=value]...` -> the awf runner (shape only: validateRunner checks the values). */
+export function parseAwfArgs(a: readonly string[]): AwfRunner | AwfArgsError {
+  if (a.length === 0) return { error: 'no_workflow' };
+  const inputs: string[] = [];
+  for (let i = 1; i < a.length; i += 2) {
+    if (a[i] !== '--input') return { error: 'not_input', at: i };
+    if (i + 1 >= a.length) return { error: 'no_value', at: i + 1 };
+    inputs.push(a[i + 1]!);
+  }
+  return { type: 'awf', workflow: a[0]!, inputs };
 }
 
 /** `<rule_id> <pattern> <runner_type> <runner_args...>`: the arguments of a `RULE SET` for this rule. */

@@ -1,5 +1,6 @@
 // The six runner kinds, as stored in rules and in the logfile. The field names are the
-// HTTP object form's (decisions §8); TCP and the logfile map to and from this one shape.
+// HTTP object form's (decisions §8); TCP and the logfile map to and from this one shape, and
+// runnerToJson writes it out as JSON for both the HTTP API and `tickd dump --format json`.
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -17,3 +18,22 @@ export type RunnerSpec =
 
 export type RunnerType = RunnerSpec['type'];
 export const RUNNER_TYPES: readonly RunnerType[] = ['shell', 'direct', 'http', 'awf', 'amqp', 'redis'];
+
+/**
+ * The JSON object form of any runner (decisions §8): `type` first, then the kind's fields in a
+ * fixed order, arrays copied. The one shape runners take in HTTP responses and in dump output.
+ */
+export function runnerToJson(spec: RunnerSpec): RunnerSpec {
+  switch (spec.type) {
+    case 'shell': return { type: spec.type, command: spec.command };
+    case 'direct': return { type: spec.type, executable: spec.executable, args: [...spec.args] };
+    case 'http': return { type: spec.type, method: spec.method, url: spec.url };
+    case 'awf': return { type: spec.type, workflow: spec.workflow, inputs: [...spec.inputs] };
+    case 'amqp': return { type: spec.type, dsn: spec.dsn, exchange: spec.exchange, routing_key: spec.routing_key };
+    case 'redis': return { type: spec.type, url: spec.url, command: spec.command, key: spec.key };
+    default: {
+      const never: never = spec;
+      return never;
+    }
+  }
+}

@@ -6,7 +6,7 @@
 //
 // Invariants:
 // - Every runner string fits the logfile's 2-byte length prefix (<= 65535 UTF-8 bytes) and
-//   every list its 2-byte count (<= 65535 items).
+//   every list its 2-byte count (<= 65535 items): the limits are the codec's (limits.ts).
 // - No runner string contains NUL, CR or LF: NUL cannot travel in argv (spawn would throw at
 //   execution time) and a line break would split a LISTRULES line, letting stored data
 //   inject fake protocol replies.
@@ -14,12 +14,11 @@
 //   (the empty exchange is the broker's default exchange).
 // - Plaintext only: `amqps://` and `rediss://` are rejected with a message saying so.
 // - Input that is not what the types promise (HTTP JSON) gives a message, never an exception.
+import { MAX_LIST_ITEMS, MAX_PORT, MAX_STRING_BYTES } from './limits.ts';
 import {
   HTTP_METHODS, REDIS_COMMANDS, type HttpMethod, type RedisCommand, type RunnerSpec,
 } from './runner-spec.ts';
 
-export const MAX_RUNNER_STRING_BYTES = 65535;
-export const MAX_RUNNER_LIST_ITEMS = 65535;
 export const MAX_AMQP_SHORTSTR_BYTES = 255;
 
 const DEFAULT_AMQP_PORT = 5672;
@@ -56,7 +55,7 @@ export function isRedisCommand(s: string): s is RedisCommand {
 
 function checkString(field: string, v: unknown, opts: { nonEmpty?: boolean; maxBytes?: number } = {}): string | null {
   if (typeof v !== 'string') return `${field} must be a string`;
-  const max = opts.maxBytes ?? MAX_RUNNER_STRING_BYTES;
+  const max = opts.maxBytes ?? MAX_STRING_BYTES;
   // UTF-8 never takes fewer bytes than UTF-16 code units, so only long strings need measuring.
   if (v.length > max || (v.length * 3 > max && Buffer.byteLength(v, 'utf8') > max)) {
     return `${field} too long (max ${max} bytes)`;
@@ -68,11 +67,15 @@ function checkString(field: string, v: unknown, opts: { nonEmpty?: boolean; maxB
 
 function checkList(field: string, v: unknown): string | null {
   if (!Array.isArray(v)) return `${field} must be an array of strings`;
-  if (v.length > MAX_RUNNER_LIST_ITEMS) return `too many ${field} (max ${MAX_RUNNER_LIST_ITEMS})`;
+  if (v.length > MAX_LIST_ITEMS) return `too many ${field} (max ${MAX_LIST_ITEMS})`;
   return null;
 }
 
-/** Parses `scheme://[user[:password]@]host[:port][/path]`; the caller interprets the path. */
+/**
+ * The server-URL parsing shared by the amqp DSN and the redis URL (not http URLs: those are
+ * httpUrlError's): `scheme://[user[:password]@]host[:port][/path]`, plaintext scheme only,
+ * credentials percent-decoded; the caller interprets the path. Messages start with `label`.
+ */
 function parseServerUrl(
   label: string, s: unknown, scheme: string, tlsScheme: string,
 ): { url: URL; host: string; port: number | null; user?: string; password?: string } | string {
@@ -86,14 +89,14 @@ function parseServerUrl(
   try {
     url = new URL(s);
   } catch {
-    return 'http url is not a valid URL';
+    return `${label} is not a valid URL`;
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (host === '') return `${label} has no host`;
   let port: number | null = null;
   if (url.port !== '') {
     port = Number(url.port);
-    if (port < 1 || port > 65535) return `${label} port must be 1 to 65535`;
+    if (port < 1 || port > MAX_PORT) return `${label} port must be 1 to ${MAX_PORT}`;
   }
   try {
     const user = url.username === '' ? undefined : decodeURIComponent(url.username);

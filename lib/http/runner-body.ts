@@ -1,13 +1,14 @@
 // The runner in HTTP bodies (decisions §8). Requests carry either the object form
 // ({"type": "shell", "command": ...}) or the string form ("runner": "http" plus a top-level
 // "args" array); both are equally authoritative and produce the same RunnerSpec. Responses
-// always use the object form, for all six kinds. amqp and redis can only be set over TCP.
+// always use the object form, for all six kinds (runnerToJson in lib/domain/runner-spec.ts,
+// which `tickd dump` shares). amqp and redis can only be set over TCP.
 // Parsing here checks shapes and types (each message names the offending field); semantic
 // checks (URL schemes, key=value inputs, ...) are validateRunner's, shared with TCP.
+import { parseAwfArgs } from '../domain/arguments.ts';
 import { HTTP_METHODS, type HttpMethod, type RunnerSpec } from '../domain/runner-spec.ts';
 import { isHttpMethod } from '../domain/runner-validate.ts';
 import { isObject } from './body.ts';
-import type { JsonValue } from './json.ts';
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -91,14 +92,13 @@ export function parseRunnerString(kind: string, rawArgs: unknown): RunnerSpec | 
       return failed(method) ? method.error : { type: 'http', method, url: args[1]! };
     }
     default: { // awf: [workflow, "--input", "k=v", ...]
-      if (args.length === 0) return 'args must be [workflow, "--input", "key=value", ...] for an awf runner';
-      const inputs: string[] = [];
-      for (let i = 1; i < args.length; i += 2) {
-        if (args[i] !== '--input') return `args[${i}] must be "--input"`;
-        if (i + 1 >= args.length) return `args[${i + 1}] is missing: "--input" needs a key=value`;
-        inputs.push(args[i + 1]!);
+      const r = parseAwfArgs(args);
+      if (!('error' in r)) return r;
+      switch (r.error) {
+        case 'no_workflow': return 'args must be [workflow, "--input", "key=value", ...] for an awf runner';
+        case 'not_input': return `args[${r.at}] must be "--input"`;
+        case 'no_value': return `args[${r.at}] is missing: "--input" needs a key=value`;
       }
-      return { type: 'awf', workflow: args[0]!, inputs };
     }
   }
 }
@@ -111,20 +111,4 @@ export function parseRunnerField(body: Fields): RunnerSpec | string {
   if (!isObject(runner)) return 'runner must be an object or a string';
   if (body['args'] !== undefined) return 'args is only allowed when runner is a string; put the arguments inside the runner object';
   return parseRunnerObject(runner);
-}
-
-/** The object form of any runner, fields in a fixed order (responses). */
-export function runnerToJson(spec: RunnerSpec): JsonValue {
-  switch (spec.type) {
-    case 'shell': return { type: spec.type, command: spec.command };
-    case 'direct': return { type: spec.type, executable: spec.executable, args: [...spec.args] };
-    case 'http': return { type: spec.type, method: spec.method, url: spec.url };
-    case 'awf': return { type: spec.type, workflow: spec.workflow, inputs: [...spec.inputs] };
-    case 'amqp': return { type: spec.type, dsn: spec.dsn, exchange: spec.exchange, routing_key: spec.routing_key };
-    case 'redis': return { type: spec.type, url: spec.url, command: spec.command, key: spec.key };
-    default: {
-      const never: never = spec;
-      return never;
-    }
-  }
 }

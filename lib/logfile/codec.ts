@@ -27,14 +27,13 @@ import { isUtf8 } from 'node:buffer';
 import { JOB_STATUSES, statusCode } from '../domain/job.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
+import { MAX_LIST_ITEMS, MAX_STRING_BYTES } from '../domain/limits.ts';
 import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
 import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import type { HttpMethod, RedisCommand, RunnerSpec } from '../domain/runner-spec.ts';
 import type { LogRecord } from './record.ts';
 
 export const FRAME_HEADER_BYTES = 4;
-export const MAX_STRING_BYTES = 0xffff;
-export const MAX_LIST_ITEMS = 0xffff;
 /**
  * No record tickd accepts comes near this (TCP lines are 4 KiB, HTTP bodies 1 MiB). A larger
  * declared length is treated as corruption rather than as a torn tail, so that one damaged

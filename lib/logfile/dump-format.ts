@@ -13,8 +13,10 @@
 //   {"type":"job","id":...,"execution":1775822400123456789,"status":"planned"}
 //   {"type":"rule","id":...,"pattern":...,"runner":{"type":"shell","command":...}}
 //   {"type":"job.removed","id":...}   {"type":"rule.removed","id":...}
-// Runners use the HTTP object form of decisions §8 for every kind.
+// Runners use the HTTP object form of decisions §8 for every kind, written by the same
+// function as the HTTP API's (runnerToJson).
 import { formatRuleArgs, quoteArg } from '../domain/arguments.ts';
+import { runnerToJson } from '../domain/runner-spec.ts';
 import type { LogRecord } from './record.ts';
 
 export type DumpFormat = 'text' | 'json';
@@ -42,7 +44,7 @@ export function formatJson(rec: LogRecord): string {
     case 'job':
       return `{"type":"job","id":${s(rec.job.id)},"execution":${rec.job.execution},"status":${s(rec.job.status)}}`;
     case 'rule':
-      return `{"type":"rule","id":${s(rec.rule.id)},"pattern":${s(rec.rule.pattern)},"runner":${s(rec.rule.runner)}}`;
+      return `{"type":"rule","id":${s(rec.rule.id)},"pattern":${s(rec.rule.pattern)},"runner":${s(runnerToJson(rec.rule.runner))}}`;
     case 'job.removed':
       return `{"type":"job.removed","id":${s(rec.id)}}`;
     case 'rule.removed':

@@ -40,10 +40,6 @@ export class TcpListener {
     this.server.on('error', (err) => opts.log.error({ err }, 'TCP listener error'));
   }
 
-  get connections(): number {
-    return this.sockets.size;
-  }
-
   listen(host: string, port: number): Promise<{ host: string; port: number }> {
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => reject(err);

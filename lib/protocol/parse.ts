@@ -9,6 +9,7 @@
 // - A recognised instruction with missing, extra or malformed arguments: an invalid_args
 //   error naming the argument. LISTRULES and STAT ignore trailing arguments (the spec says
 //   so); every other instruction rejects them, so a typo never silently changes meaning.
+import { parseAwfArgs } from '../domain/arguments.ts';
 import type { Command } from '../domain/command.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { invalidArgs, type ErrorReply } from '../errors.ts';
@@ -113,8 +114,9 @@ function parseRuleSet(args: readonly string[]): Outcome {
 
 /**
  * The runner forms of `RULE SET` (interface.md, RULE SET runner forms): the runner type and the
- * tokens after it. Checks the shape only; the caller runs validateRunner on the result. Also
- * fits the HTTP string form (`runner` + `args`), whose argument lists are the same.
+ * tokens after it. Checks the shape only; the caller runs validateRunner on the result. The
+ * HTTP string form (`runner` + `args`) takes the same argument lists but words its own
+ * messages (lib/http/runner-body.ts); the awf list is read by one function for both.
  */
 export function parseRunnerArgs(type: string, a: readonly string[]): RunnerSpec | string {
   switch (type) {
@@ -151,12 +153,11 @@ export function parseRunnerArgs(type: string, a: readonly string[]): RunnerSpec 
 }
 
 function parseAwf(a: readonly string[]): RunnerSpec | string {
-  if (a.length === 0) return 'awf runner: missing workflow';
-  const inputs: string[] = [];
-  for (let i = 1; i < a.length; i += 2) {
-    if (a[i] !== '--input') return `awf runner: expected --input before ${quoteForMessage(a[i]!)}`;
-    if (i + 1 >= a.length) return 'awf runner: --input needs key=value';
-    inputs.push(a[i + 1]!);
+  const r = parseAwfArgs(a);
+  if (!('error' in r)) return r;
+  switch (r.error) {
+    case 'no_workflow': return 'awf runner: missing workflow';
+    case 'not_input': return `awf runner: expected --input before ${quoteForMessage(a[r.at]!)}`;
+    case 'no_value': return 'awf runner: --input needs key=value';
   }
-  return { type: 'awf', workflow: a[0]!, inputs };
 }

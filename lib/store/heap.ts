@@ -17,9 +17,9 @@
 // - seq is a double counter: exact up to 2^53 arms, so FIFO ties never break in practice.
 // Sifting moves a hole instead of swapping: one tree write and one pos write per level.
 
+import { I64_MAX, I64_MIN } from '../domain/time.ts';
+
 const NOT_ARMED = -1;
-const I64_MIN = -(1n << 63n);
-const I64_MAX = (1n << 63n) - 1n;
 
 /*
  * Scratch word for splitting and joining i64s without allocating intermediate bigints: a

@@ -16,7 +16,8 @@ const FATAL = 60;
 /** Fields every bunyan record has, or that this bridge maps to something else. */
 const RESERVED = new Set(['v', 'level', 'name', 'hostname', 'pid', 'time', 'msg', 'src', 'err', 'trace_id', 'span_id', 'trace_flags']);
 
-const MAX_ATTRIBUTE_TEXT = 4096;
+/** Longest text attribute a log record carries; the LoggerProvider (otel.ts) is given the same limit. */
+export const MAX_ATTRIBUTE_TEXT = 4096;
 
 export interface BunyanRawStream {
   write(record: object): void;

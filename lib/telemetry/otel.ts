@@ -26,7 +26,7 @@ import { MAX_TIMER_MS } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { ExportLedger, MAX_BATCH, MAX_QUEUE } from './bounded.ts';
 import { createInstruments, type InstrumentSources, type JobInstruments } from './instruments.ts';
-import { createLogBridge, type BunyanRawStream } from './log-bridge.ts';
+import { createLogBridge, MAX_ATTRIBUTE_TEXT, type BunyanRawStream } from './log-bridge.ts';
 import { BoundedLogProcessor, BoundedSpanProcessor } from './processors.ts';
 import { createRequestSpans, type RequestSpans } from './spans.ts';
 
@@ -106,7 +106,7 @@ export function startTelemetry(opts: TelemetryOptions): Telemetry {
   ledger.watch('logs', logExporter, (records) => records.length);
   const loggerProvider = new LoggerProvider({
     resource,
-    logRecordLimits: { attributeCountLimit: 64, attributeValueLengthLimit: 4096 },
+    logRecordLimits: { attributeCountLimit: 64, attributeValueLengthLimit: MAX_ATTRIBUTE_TEXT },
     processors: [new BoundedLogProcessor(new BatchLogRecordProcessor({ exporter: logExporter, ...batchOptions }), ledger)],
   });
 

@@ -12,11 +12,16 @@
 // once a value has been seen after a restart it must never change or vanish afterwards.
 // Most SETs overwrite a few keys (so compaction has work); every 16th has a key of its own,
 // so a lost stretch of records cannot be masked by later overwrites.
+//
+// The kill delays come from the seeded PRNG; the seed is printed, and CRASH_SEED=<seed> runs
+// the same delays again (the daemon's own timing still varies, so a failure may need a few
+// runs to recur).
 import { expect } from 'chai';
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import type { Daemon } from '../helpers/daemon.ts';
 import { LineClient } from '../helpers/client.ts';
+import { prng } from '../helpers/prng.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { FAR_FUTURE_NS, listLines, logfileDaemon, logfileOf, logRecords } from './logfile-helpers.ts';
 
@@ -148,7 +153,16 @@ function compactionUnderWay(dir: string): { promise: Promise<void>; close(): voi
   return { promise, close: () => (watcher as FSWatcher | null)?.close() };
 }
 
-const random = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo + 1));
+function seed(): number {
+  const given = process.env['CRASH_SEED'];
+  if (given === undefined) return Math.floor(Math.random() * 2 ** 32);
+  if (!/^[0-9]{1,10}$/.test(given) || Number(given) >= 2 ** 32) throw new Error(`CRASH_SEED must be an integer 0..4294967295, got ${given}`);
+  return Number(given);
+}
+
+const SEED = seed();
+const rand = prng(SEED);
+const random = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 
 describe('crash: SIGKILL while clients stream acknowledged SETs', function () {
   this.timeout(120000);
@@ -156,6 +170,7 @@ describe('crash: SIGKILL while clients stream acknowledged SETs', function () {
   after(async () => { await daemon?.kill(); });
 
   it(`keeps every acknowledged SET across ${PLAIN_ITERATIONS} kills, and ${COMPACTION_ITERATIONS} more during compactions`, async () => {
+    console.log(`      seed ${SEED} (CRASH_SEED=${SEED} replays these kill delays)`);
     const dir = tempDir();
     const expected = new Map<string, Expectation>();
     const summary = { acked: 0, killedMidCycle: 0, compactions: 0 };

@@ -3,10 +3,11 @@
 // stored, in object form. The pattern and the runner are validated exactly like TCP RULE SET.
 import type { Rule } from '../../domain/rule.ts';
 import { validatePattern } from '../../domain/identifier.ts';
+import { runnerToJson } from '../../domain/runner-spec.ts';
 import { validateRunner } from '../../domain/runner-validate.ts';
 import { isObject, readJsonBody } from '../body.ts';
 import { sendError, sendJson, sendNoContent, type JsonValue } from '../json.ts';
-import { parseRunnerField, runnerToJson } from '../runner-body.ts';
+import { parseRunnerField } from '../runner-body.ts';
 import { pathId } from '../params.ts';
 import { listPage } from '../list-page.ts';
 import { perform, type Call, type HttpContext, type Route } from '../route.ts';

@@ -1,9 +1,9 @@
 // Runner validation for every kind, and the amqp / redis address parsers the runners share.
 import { expect } from 'chai';
+import { MAX_LIST_ITEMS, MAX_STRING_BYTES } from '../../../lib/domain/limits.ts';
 import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
 import {
-  MAX_RUNNER_LIST_ITEMS, MAX_RUNNER_STRING_BYTES, isHttpMethod, isRedisCommand, parseAmqpDsn, parseRedisUrl,
-  validateRunner,
+  isHttpMethod, isRedisCommand, parseAmqpDsn, parseRedisUrl, validateRunner,
 } from '../../../lib/domain/runner-validate.ts';
 
 const ok = (spec: RunnerSpec) => expect(validateRunner(spec), JSON.stringify(spec).slice(0, 200)).to.equal(null);
@@ -29,8 +29,8 @@ describe('domain/runner-validate', () => {
     });
 
     it('allows exactly 65535 UTF-8 bytes', () => {
-      ok({ type: 'shell', command: 'x'.repeat(MAX_RUNNER_STRING_BYTES) });
-      bad({ type: 'shell', command: 'x'.repeat(MAX_RUNNER_STRING_BYTES + 1) }, /^shell command too long \(max 65535 bytes\)$/);
+      ok({ type: 'shell', command: 'x'.repeat(MAX_STRING_BYTES) });
+      bad({ type: 'shell', command: 'x'.repeat(MAX_STRING_BYTES + 1) }, /^shell command too long \(max 65535 bytes\)$/);
       // 21845 three-byte characters = 65535 bytes; one more two-byte character goes over.
       ok({ type: 'shell', command: '€'.repeat(21845) });
       bad({ type: 'shell', command: `${'€'.repeat(21845)}é` }, /too long/);
@@ -49,8 +49,8 @@ describe('domain/runner-validate', () => {
       bad({ type: 'direct', executable: 'x', args: ['ok', 3] }, /^direct argument 2 must be a string$/);
       bad({ type: 'direct', executable: 'x', args: 'a b' }, /^direct args must be an array/);
       bad({ type: 'direct', executable: 'x', args: ['y'.repeat(70000)] }, /^direct argument 1 too long/);
-      ok({ type: 'direct', executable: 'x', args: new Array<string>(MAX_RUNNER_LIST_ITEMS).fill('a') });
-      bad({ type: 'direct', executable: 'x', args: new Array<string>(MAX_RUNNER_LIST_ITEMS + 1).fill('a') },
+      ok({ type: 'direct', executable: 'x', args: new Array<string>(MAX_LIST_ITEMS).fill('a') });
+      bad({ type: 'direct', executable: 'x', args: new Array<string>(MAX_LIST_ITEMS + 1).fill('a') },
         /^too many direct args \(max 65535\)$/);
     });
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
-import { parseRunnerField, parseRunnerObject, parseRunnerString, runnerToJson } from '../../../lib/http/runner-body.ts';
+import { runnerToJson, type RunnerSpec } from '../../../lib/domain/runner-spec.ts';
+import { parseRunnerField, parseRunnerObject, parseRunnerString } from '../../../lib/http/runner-body.ts';
 
 describe('http/runner-body', () => {
   describe('object form', () => {
