@@ -1,8 +1,14 @@
 // Primary role: the one owner of the store, the logfile, the tick loop and the runners.
-// Startup order: config -> token file -> TLS material -> replay the logfile -> engine ->
-// workers listening -> pidfile -> "ready" -> tick loop, compaction, re-dispatch of jobs left
-// triggered. Any failure before "ready" is a startup error: one stderr line, exit 1, and no
-// worker left behind.
+// Startup order: config -> token file -> TLS material -> signal handlers (cluster/lifecycle.ts)
+// -> "starting" -> telemetry -> replay the logfile -> engine -> workers listening (commands
+// are answered from here on) -> then, in one synchronous step: pidfile -> re-dispatch of the
+// jobs left `triggered` on disk -> tick loop -> compaction -> "ready".
+// Invariants:
+// - Any failure before "ready" is a startup error: one stderr line, exit 1, no worker left
+//   behind. A SIGTERM/SIGINT at any point after the handlers is a graceful stop, exit 0.
+// - The re-dispatch runs before the first tick: a job left `triggered` on disk runs exactly
+//   once more, and a job that came due while the daemon was down (still `planned`) is fired
+//   by the first tick exactly once, never re-dispatched as well.
 import type { Worker } from 'node:cluster';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
@@ -12,7 +18,7 @@ import { loadConfigFile, parseConfig } from '../lib/config/load.ts';
 import type { Config } from '../lib/config/schema.ts';
 import { loadTokenFile, type TokenEntry } from '../lib/config/tokens.ts';
 import { StartupError } from '../lib/errors.ts';
-import { createLogger } from '../lib/log.ts';
+import { createLogger, type Logger } from '../lib/log.ts';
 import { Engine } from '../lib/engine/engine.ts';
 import { combineObservers, firingLog } from '../lib/engine/observers.ts';
 import { buildStat, type StatSources } from '../lib/engine/stats.ts';
@@ -29,12 +35,18 @@ import { engineObserver } from '../lib/telemetry/instruments.ts';
 import { loadTelemetry } from '../lib/telemetry/wiring.ts';
 import type { ToPrimary } from './ipc/messages.ts';
 import { Supervisor } from './supervisor.ts';
-import { installShutdown } from './shutdown.ts';
+import { Lifecycle } from './lifecycle.ts';
 
 export type RunAction = Extract<CliAction, { mode: 'run' }>;
 
+interface StartupInputs {
+  readonly config: Config;
+  readonly tokens: TokenEntry[] | null;
+  readonly tls: { cert: string; key: string } | null;
+}
+
 /** Everything --check validates, without side effects. */
-export function loadStartupInputs(configPath: string | null): { config: Config; tokens: TokenEntry[] | null; tls: { cert: string; key: string } | null } {
+export function loadStartupInputs(configPath: string | null): StartupInputs {
   const config = configPath === null ? parseConfig('', null) : loadConfigFile(configPath);
   const tokens = config.controller.auth_file === null ? null : loadTokenFile(config.controller.auth_file);
   return { config, tokens, tls: loadTls(config) };
@@ -81,9 +93,17 @@ function loadTls(config: Config): { cert: string; key: string } | null {
 
 export async function runPrimary(action: RunAction): Promise<void> {
   const startedNs = process.hrtime.bigint();
-  const { config, tokens, tls } = loadStartupInputs(action.config);
-  const log = createLogger(config.log.level, 'primary');
-  log.info({ config: config.source ?? '(defaults)', version: VERSION, pid: process.pid }, 'starting');
+  const inputs = loadStartupInputs(action.config);
+  const log = createLogger(inputs.config.log.level, 'primary');
+  // Before anything a stop must undo exists: from here on a signal is a graceful stop.
+  const life = new Lifecycle(log);
+  log.info({ config: inputs.config.source ?? '(defaults)', version: VERSION, pid: process.pid }, 'starting');
+  await life.start(() => startPrimary(action, inputs, log, life, startedNs));
+}
+
+// The startup steps. After every await: `if (life.stopRequested) return;` (lifecycle.ts).
+async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logger, life: Lifecycle, startedNs: bigint): Promise<void> {
+  const { config, tokens, tls } = inputs;
   // The tick runs on this (main) thread. Asked for now: the helper's spawn forks this process,
   // which is cheap only while the heap is small.
   if (action.tickSliceUs > 0) void requestShortSlice(process.pid, action.tickSliceUs).then((s: SliceOutcome) => {
@@ -91,11 +111,15 @@ export async function runPrimary(action: RunAction): Promise<void> {
     else log.info({ why: s.why }, 'tick thread: default scheduler slice');
   });
   const telemetry = await loadTelemetry(config, log, 'primary', VERSION);
+  life.own({ telemetry });
+  if (life.stopRequested) return;
 
   const jobs = new JobStore();
   const rules = new RuleStore();
   const storage = await openStorage(config, jobs, rules, log);
+  life.own({ storage });
   log.info({ persistence: config.database.persistence, logfile: storage.path, jobs: jobs.size, rules: rules.size }, 'state loaded');
+  if (life.stopRequested) return;
 
   const connections = new Map<number, number>();
   const totalConnections = (): number => {
@@ -113,6 +137,7 @@ export async function runPrimary(action: RunAction): Promise<void> {
       engine.result(exec.jobId, exec.attempt, success);
     },
   });
+  life.own({ pool });
   const statSources: StatSources = {
     startedNs, jobs, rules,
     connections: totalConnections,
@@ -160,24 +185,28 @@ export async function runPrimary(action: RunAction): Promise<void> {
     },
     onExit: (worker) => connections.delete(worker.id),
   });
-
+  life.own({ supervisor });
   let addresses;
   try {
     addresses = await supervisor.start();
   } catch (err) {
-    supervisor.killAll();
-    await storage.close();
     throw new StartupError('listen', 'ListenError', (err as Error).message);
   }
-  if (action.pidfile !== null) writeFileSync(action.pidfile, `${process.pid}\n`);
+  if (life.stopRequested) return;
 
-  const ticker = new Ticker(config.database.framerate, () => engine.tick(wallNowNs()));
-  ticker.start();
-  storage.startCompaction();
+  // Ready, in one synchronous step. The pidfile first: writing it is the last thing that may
+  // fail, and then nothing else has started. The re-dispatch before the tick: it must see only
+  // the jobs replayed as `triggered`, not the overdue ones the first tick is about to fire.
+  if (action.pidfile !== null) {
+    writeFileSync(action.pidfile, `${process.pid}\n`);
+    life.own({ pidfile: action.pidfile });
+  }
+  life.ready();
   const redispatched = engine.redispatchTriggered();
   if (redispatched > 0) log.info({ jobs: redispatched }, 'jobs left triggered are dispatched again');
-
-  // Handlers first: whoever reads "ready" may signal at once.
-  installShutdown({ log, supervisor, ticker, pool, storage, pidfile: action.pidfile, telemetry });
+  const ticker = new Ticker(config.database.framerate, () => engine.tick(wallNowNs()));
+  life.own({ ticker });
+  ticker.start();
+  storage.startCompaction();
   log.info({ tcp: addresses.tcp, http: addresses.http, tls: tls !== null, auth: tokens !== null, workers: action.workers, persistence: config.database.persistence }, 'ready');
 }

@@ -1,61 +1,51 @@
-// Ordered stop on SIGTERM/SIGINT (decisions §2): drain the workers (stop accepting, answer
-// what was received; HTTP gets 5 s) -> stop the tick -> stop the runners (executions still
-// running stay `triggered` on disk and run again next start) -> flush and fsync the log ->
-// flush telemetry (at most 2 s) -> remove the pidfile -> exit 0. A second signal forces exit at once.
+// How the primary stops (decisions §2); when it stops is cluster/lifecycle.ts's business.
+//
+// The ordered stop, over the parts that exist (a stop during start-up finds only some):
+//   drain the workers (they stop accepting and answer what they received; HTTP gets 5 s;
+//   WORKER_GRACE_MS, then SIGKILL) -> stop the tick -> stop the runners (executions still
+//   running stay `triggered` on disk and run again at the next start) -> flush and fsync the
+//   log -> flush telemetry (at most 2 s) -> remove the pidfile.
+// Workers go first: while they drain, the engine still answers their batches, and only once
+// they are gone can nothing new reach the journal that is closed after them.
+//
+// The abandoned start-up (a startup error): no drain, as nothing was promised to anyone yet
+// that a drain would keep; the workers are killed and the log is closed.
 import { rmSync } from 'node:fs';
-import type { Logger } from '../lib/log.ts';
 import type { Storage } from '../lib/engine/storage.ts';
 import type { RunnerPool } from '../lib/runner/pool.ts';
 import type { Ticker } from '../lib/scheduler/tick.ts';
-import type { Supervisor } from './supervisor.ts';
 import { TELEMETRY_FLUSH_MS, type Telemetry } from '../lib/telemetry/wiring.ts';
+import type { Supervisor } from './supervisor.ts';
 
-const WORKER_GRACE_MS = 6000;
+export const WORKER_GRACE_MS = 6000;
 const RUNNER_GRACE_MS = 0;
 
-export interface ShutdownParts {
-  readonly log: Logger;
-  readonly supervisor: Supervisor;
-  readonly ticker: Ticker;
-  readonly pool: RunnerPool;
-  readonly storage: Storage;
-  readonly pidfile: string | null;
-  /** null when [telemetry] is disabled. */
-  readonly telemetry?: Telemetry | null;
+/** What a stop acts on: each part is filled in once it exists (Lifecycle.own). */
+export interface StopParts {
+  supervisor?: Supervisor;
+  ticker?: Ticker;
+  pool?: RunnerPool;
+  storage?: Storage;
+  telemetry?: Telemetry | null;
+  /** Set once this process wrote it: a pidfile found there before is not ours to remove. */
+  pidfile?: string;
 }
 
-export function installShutdown(parts: ShutdownParts): void {
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      parts.log.warn({ signal }, 'second signal: exiting now');
-      removePidfile(parts.pidfile);
-      process.exit(1);
-    }
-    stopping = true;
-    parts.log.info({ signal }, 'stopping');
-    stop(parts).then(
-      () => { parts.log.info('stopped'); process.exit(0); },
-      (err) => { parts.log.error({ err }, 'unclean stop'); process.exit(1); },
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  // There is no reload: a hang-up from a closing terminal or a habitual `kill -HUP` must not
-  // take the daemon down without its graceful stop.
-  process.on('SIGHUP', () => parts.log.warn('SIGHUP ignored: configuration is read at start; restart to apply changes'));
-}
-
-async function stop(parts: ShutdownParts): Promise<void> {
-  await parts.supervisor.drain(WORKER_GRACE_MS);
-  parts.ticker.stop();
-  await parts.pool.stop(RUNNER_GRACE_MS);
-  await parts.storage.close();
+export async function stopParts(parts: StopParts): Promise<void> {
+  await parts.supervisor?.drain(WORKER_GRACE_MS);
+  parts.ticker?.stop();
+  await parts.pool?.stop(RUNNER_GRACE_MS);
+  await parts.storage?.close();
   // Last, so the final counts are in it; bounded, so a dead collector cannot hold the exit.
   await parts.telemetry?.shutdown(TELEMETRY_FLUSH_MS.primary);
-  removePidfile(parts.pidfile);
+  removePidfile(parts);
 }
 
-function removePidfile(path: string | null): void {
-  if (path !== null) rmSync(path, { force: true });
+export async function abandonParts(parts: StopParts): Promise<void> {
+  parts.supervisor?.killAll();
+  await parts.storage?.close();
+}
+
+export function removePidfile(parts: StopParts): void {
+  if (parts.pidfile !== undefined) rmSync(parts.pidfile, { force: true });
 }

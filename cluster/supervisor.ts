@@ -1,7 +1,10 @@
 // Forks and keeps the connection workers. Startup: every worker must report 'listening'
 // (TCP first, then HTTP) or the daemon does not start. Afterwards a worker that dies is
 // replaced with exponential backoff (reset once a worker has lived a while), so a crash loop
-// cannot spin the CPU while a one-off crash is repaired at once.
+// cannot spin the CPU while a one-off crash is repaired at once. Once drain() or killAll()
+// was called no worker is forked again, and drain() reaches workers still starting too.
+// Every send to a worker carries a callback and every worker has an 'error' listener: a
+// worker that vanished costs a log line, never the primary.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { Reply } from '../lib/domain/command.ts';
@@ -32,6 +35,7 @@ export class Supervisor {
   private readonly opts: SupervisorOptions;
   private readonly repliers = new Map<number, TurnBatcher<number, Reply>>();
   private stopping = false;
+  private draining: Promise<void> | undefined;
   private backoff = BACKOFF_MIN_MS;
 
   constructor(opts: SupervisorOptions) {
@@ -51,8 +55,16 @@ export class Supervisor {
     for (let i = 0; i < seqs.length; i++) out.push(seqs[i]!, replies[i]!);
   }
 
-  /** Asks every worker to finish and exit; kills the ones still there after graceMs. */
-  async drain(graceMs: number): Promise<void> {
+  /**
+   * Asks every worker, listening or still starting, to finish and exit; kills the ones still
+   * there after graceMs. No worker is forked afterwards. Calling it again returns the same promise.
+   */
+  drain(graceMs: number): Promise<void> {
+    this.draining ??= this.drainAll(graceMs);
+    return this.draining;
+  }
+
+  private async drainAll(graceMs: number): Promise<void> {
     this.stopping = true;
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
     await Promise.all(workers.map((w) => new Promise<void>((resolve) => {

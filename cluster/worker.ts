@@ -1,6 +1,13 @@
 // Connection worker role (forked by cluster/supervisor.ts). Accepts TCP (terminating TLS) and
 // HTTP, turns lines and requests into Commands and forwards them to the primary in per-turn
 // batches. Holds no scheduler state: everything it answers comes from the primary.
+// Invariants:
+// - A worker whose primary is gone exits 0 quietly: a failed send is ignored (its callback
+//   gets the error; 'disconnect' follows and ends the worker), never an unhandled 'error'.
+// - 'drain' may come while the worker is still starting (a stop during the daemon's start-up):
+//   the start is finished first, so the primary hears 'listening' (or 'listen-failed') and
+//   every connection accepted is answered before the exit.
+import cluster from 'node:cluster';
 import { buildTokenTable } from '../lib/auth/verify.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { formatAddress } from '../lib/config/listen.ts';
@@ -13,8 +20,10 @@ import { startHttp, type HttpHandle } from './worker-http.ts';
 const DRAIN_GRACE_MS = 5000;
 
 function send(msg: ToPrimary): void {
-  process.send!(msg);
+  process.send!(msg, ignoreSendError);
 }
+
+function ignoreSendError(_err: Error | null): void {}
 
 const link = new PrimaryLink((seqs, cmds) => send({ t: 'batch', seqs, cmds }));
 let tcp: TcpListener | null = null;
@@ -25,10 +34,13 @@ let telemetry: Telemetry | null = null;
 // Connection counts change on every accept/close; report at most once per turn.
 const connections = new TurnBatcher<number, null>((counts) => send({ t: 'connections', count: counts[counts.length - 1]! }));
 
+/** Settles once the start has ended, listening or not. */
+let started: Promise<void> = Promise.resolve();
+
 process.on('message', (msg: ToWorker) => {
   switch (msg.t) {
     case 'init':
-      start(msg.init).catch((err: Error) => {
+      started = start(msg.init).catch((err: Error) => {
         send({ t: 'listen-failed', message: err.message });
       });
       return;
@@ -47,6 +59,10 @@ process.on('message', (msg: ToWorker) => {
 
 // The primary is gone: nothing can be answered any more.
 process.on('disconnect', () => process.exit(0));
+// node:cluster's own messages (e.g. the request for the listening handle) are sent without a
+// callback; one that fails because the primary vanished is re-emitted as 'error' on
+// cluster.worker, which throws without a listener. 'disconnect' ends the worker.
+(cluster.worker ?? process).on('error', () => {});
 // Signals are the primary's business; a worker only stops when told to drain.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
@@ -78,6 +94,7 @@ async function start(init: WorkerInit): Promise<void> {
 }
 
 async function drain(): Promise<void> {
+  await started;
   await Promise.all([tcp?.drain(DRAIN_GRACE_MS), http?.close(DRAIN_GRACE_MS)]);
   await telemetry?.shutdown(TELEMETRY_FLUSH_MS.worker);
   process.exit(0);

@@ -107,7 +107,7 @@ export class Engine {
     this.firing.queueResult(jobId, attempt, success);
   }
 
-  /** After replay: jobs left `triggered` run again (at-least-once). */
+  /** After replay, before the first tick: jobs left `triggered` on disk run again (at-least-once). */
   redispatchTriggered(): number {
     return this.firing.redispatchTriggered();
   }

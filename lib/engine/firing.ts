@@ -61,9 +61,15 @@ export class Firing {
     }
   }
 
+  /**
+   * Dispatches again every `triggered` job no attempt of this process owns: one left so on
+   * disk by an earlier process (at-least-once). A job this process fired carries its attempt
+   * from fireDue on, so it is never dispatched twice, whenever this runs.
+   */
   redispatchTriggered(): number {
     let n = 0;
     for (const job of this.changes.jobs.withStatus('triggered')) {
+      if (this.changes.attempts.has(job.id)) continue;
       const rule = this.changes.rules.match(job.id);
       if (rule === undefined) {
         this.changes.setStatus(job.id, 'failed');

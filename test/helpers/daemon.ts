@@ -64,6 +64,13 @@ export class Daemon {
   }
 
   static async start(opts: DaemonOptions = {}): Promise<Daemon> {
+    const daemon = Daemon.spawn(opts);
+    await daemon.waitForReady(opts.readyTimeoutMs ?? 15000);
+    return daemon;
+  }
+
+  /** Starts the daemon without waiting for "ready" (its log lines are collected at once). */
+  static spawn(opts: DaemonOptions = {}): Daemon {
     const dir = opts.dir ?? tempDir();
     const configPath = join(dir, 'tickd.toml');
     writeFileSync(configPath, stringify(buildConfig(dir, opts.config)));
@@ -73,7 +80,7 @@ export class Daemon {
     const proc = spawn(file!, rest, { cwd: dir, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(proc);
     const daemon = new Daemon(proc, dir, configPath);
-    await daemon.waitForReady(opts.readyTimeoutMs ?? 15000);
+    daemon.collectOutput();
     return daemon;
   }
 
@@ -99,7 +106,7 @@ export class Daemon {
 
   private readonly lineListeners = new Set<(line: string) => void>();
 
-  private async waitForReady(timeoutMs: number): Promise<void> {
+  private collectOutput(): void {
     let buf = '';
     this.proc.stderr!.setEncoding('utf8');
     this.proc.stderr!.on('data', (chunk: string) => {
@@ -112,7 +119,12 @@ export class Daemon {
         for (const l of this.lineListeners) l(line);
       }
     });
+    // A dying process may leave a last line without its newline (a crash message): keep it.
+    this.proc.stderr!.on('end', () => { if (buf !== '') this.stderr.push(buf); });
     this.proc.stdout!.resume();
+  }
+
+  private async waitForReady(timeoutMs: number): Promise<void> {
     const ready = await this.waitForLog((r) => r['msg'] === 'ready', timeoutMs);
     this.tcp = parseAddress(String(ready['tcp']));
     this.http = typeof ready['http'] === 'string' ? parseAddress(ready['http']) : null;
