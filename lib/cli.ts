@@ -1,5 +1,5 @@
-// Command-line parsing (decisions §2; documented in man/tickd.8). Pure: returns what to do,
-// or a usage error; main decides how to act on it.
+// Command-line parsing (tickd(8) SYNOPSIS, OPTIONS). Pure: returns what to do, or a usage
+// error; main decides how to act on it.
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import { MAX_SLICE_US, MIN_SLICE_US } from './scheduler/short-slice.ts';

@@ -1,6 +1,7 @@
-// Namespace enforcement (decisions §7), in one place for TCP and HTTP: commands that name an
-// identifier outside the principal's namespace are denied; list commands are narrowed to the
-// namespace (the primary filters, so nothing outside it ever crosses IPC).
+// Namespace enforcement (tickd-protocol(7) AUTHENTICATION), in one place for TCP and HTTP:
+// commands that name an identifier outside the principal's namespace are denied; list
+// commands are narrowed to the namespace (the primary filters, so nothing outside it ever
+// crosses IPC).
 import type { Command } from '../domain/command.ts';
 import { inNamespace } from '../domain/identifier.ts';
 import { denied, type ErrorReply } from '../errors.ts';

@@ -1,6 +1,6 @@
 // The token file (`controller.auth_file`): TOML with one `[token.<name>]` table per token,
 // each with `secret` and `namespace` (`*` = every identifier, else an identifier prefix).
-// Read once at startup; changes need a restart (interface.md, Authentication).
+// Read once at startup; changes need a restart (tickd.toml(5) TOKEN FILE).
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { StartupError } from '../errors.ts';

@@ -1,9 +1,9 @@
 // How runner arguments are written as protocol tokens: the runner of a rule as the tokens of
 // its LISTRULES / RULE SET form, and a value as one argument, bare when safe, else in double
-// quotes with `\"` and `\\` (decisions §6). Shared by the protocol formatter and `tickd dump`,
-// so a listed or dumped rule pastes back as a RULE SET command. Also the one reader of the awf
-// argument list (`<workflow> [--input key=value]...`), which TCP `RULE SET` and the HTTP string
-// form share; each caller words its own messages from the failure returned.
+// quotes with `\"` and `\\` (tickd-protocol(7) GRAMMAR). Shared by the protocol formatter and
+// `tickd dump`, so a listed or dumped rule pastes back as a RULE SET command. Also the one
+// reader of the awf argument list (`<workflow> [--input key=value]...`), which TCP `RULE SET`
+// and the HTTP string form share; each caller words its own messages from the failure returned.
 import type { Rule } from './rule.ts';
 import type { RunnerSpec } from './runner-spec.ts';
 
@@ -16,7 +16,7 @@ export function quoteArg(s: string): string {
   return `"${s.replace(ESCAPES, (c) => (c === '\r' ? '\\r' : c === '\n' ? '\\n' : `\\${c}`))}"`;
 }
 
-/** `<runner_type> <runner_args...>` as tokens (interface.md, Runner arguments in LISTRULES lines). */
+/** `<runner_type> <runner_args...>` as tokens (tickd-protocol(7) RUNNERS). */
 export function runnerTokens(r: RunnerSpec): string[] {
   switch (r.type) {
     case 'shell':

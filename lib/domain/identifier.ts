@@ -1,4 +1,5 @@
-// Identifier and pattern validation (decisions §3) and namespace membership (decisions §7).
+// Identifier and pattern validation (tickd-protocol(7) "Identifiers and patterns") and
+// namespace membership (tickd-protocol(7) AUTHENTICATION).
 //
 // Invariants: identifiers are 1..1024 bytes of ASCII letters, digits and `.` `-` `_` `:`;
 // patterns use the same characters and may be empty (the catch-all). Because the set is pure

@@ -10,7 +10,7 @@ export interface Job {
   readonly status: JobStatus;
 }
 
-/** Persisted status byte (interface.md, Persisted encoding): the index into JOB_STATUSES. */
+/** Persisted status byte (doc/logfile-format.md): the index into JOB_STATUSES. */
 export function statusCode(status: JobStatus): number {
   switch (status) {
     case 'planned': return 0;

@@ -1,5 +1,5 @@
 // A rule maps an identifier prefix (pattern) to a runner. Longest pattern wins; equal
-// patterns: smallest rule identifier wins (decisions §3).
+// patterns: smallest rule identifier wins (tickd-protocol(7) "Identifiers and patterns").
 import type { RunnerSpec } from './runner-spec.ts';
 
 export interface Rule {

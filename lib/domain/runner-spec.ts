@@ -1,6 +1,7 @@
 // The six runner kinds, as stored in rules and in the logfile. The field names are the
-// HTTP object form's (decisions §8); TCP and the logfile map to and from this one shape, and
-// runnerToJson writes it out as JSON for both the HTTP API and `tickd dump --format json`.
+// HTTP object form's (tickd-protocol(7) HTTP INTERFACE); TCP and the logfile map to and from
+// this one shape, and runnerToJson writes it out as JSON for both the HTTP API and
+// `tickd dump --format json`.
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -20,8 +21,9 @@ export type RunnerType = RunnerSpec['type'];
 export const RUNNER_TYPES: readonly RunnerType[] = ['shell', 'direct', 'http', 'awf', 'amqp', 'redis'];
 
 /**
- * The JSON object form of any runner (decisions §8): `type` first, then the kind's fields in a
- * fixed order, arrays copied. The one shape runners take in HTTP responses and in dump output.
+ * The JSON object form of any runner (tickd-protocol(7) HTTP INTERFACE): `type` first, then
+ * the kind's fields in a fixed order, arrays copied. The one shape runners take in HTTP
+ * responses and in dump output.
  */
 export function runnerToJson(spec: RunnerSpec): RunnerSpec {
   switch (spec.type) {

@@ -1,4 +1,4 @@
-// Validation of runner specs before a rule is stored (interface.md, Runner; decisions §5, §6),
+// Validation of runner specs before a rule is stored (tickd-protocol(7) RUNNERS),
 // shared by TCP `RULE SET` and HTTP `PUT /rules`, plus the one DSN/URL parser per scheme that
 // the amqp and redis runners build their connection targets on at execution time: what
 // `RULE SET` accepts is exactly what execution can parse, so these hold the stricter rule

@@ -1,4 +1,4 @@
-// The 15 STAT keys, in the spec's order (interface.md, STAT metrics).
+// The 15 STAT keys, in the order tickd-protocol(7) STATISTICS lists them.
 
 export const STAT_KEYS = [
   'uptime_ns', 'connections', 'jobs_total', 'jobs_planned', 'jobs_triggered', 'jobs_executed',

@@ -1,5 +1,5 @@
 // Timestamps: parsing the accepted text forms into i64 nanoseconds since the epoch, and
-// formatting nanoseconds back as ISO 8601 (decisions §4, §6).
+// formatting nanoseconds back as ISO 8601 (tickd-protocol(7) Timestamps).
 //
 // Invariants:
 // - Exact integer arithmetic only (day counting + BigInt). Date parsing is never used: it

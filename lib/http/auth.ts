@@ -1,6 +1,6 @@
-// Bearer authentication for the HTTP interface (decisions §8): the same token table and the
-// same constant-time check as TCP AUTH. No token table (no auth_file) means open access,
-// exactly like TCP. The secret is looked at once per request and never kept.
+// Bearer authentication for the HTTP interface (tickd-protocol(7) HTTP INTERFACE): the same
+// token table and the same constant-time check as TCP AUTH. No token table (no auth_file)
+// means open access, exactly like TCP. The secret is looked at once per request and never kept.
 //
 // The header is read before authentication, so parsing it must cost time linear in its length
 // whatever a client puts in it: string operations, no backtracking regex (a lazy group before

@@ -1,6 +1,6 @@
 // JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every body the HTTP interface reads or
 // writes. They must stay exactly what lib/http/routes/*.ts do: the integration tests check
-// real responses against them. Identifier rules are decisions §3's.
+// real responses against them. Identifier rules: tickd-protocol(7) "Identifiers and patterns".
 import { JOB_STATUSES } from '../domain/job.ts';
 import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
 import { STAT_KEYS } from '../domain/stat.ts';

@@ -1,5 +1,5 @@
-// The OpenAPI 3.1.1 document served at GET /openapi.json (interface.md, Versioning). It
-// describes exactly what lib/http serves, for the running configuration: with an auth_file
+// The OpenAPI 3.1.1 document served at GET /openapi.json (tickd-protocol(7) HTTP INTERFACE).
+// It describes exactly what lib/http serves, for the running configuration: with an auth_file
 // every data route carries the bearer security requirement and its 401/403 answers; without
 // one the interface is open and the document says so by omitting them. HEAD is served for
 // every GET route (Node drops the body), so it is documented too.

@@ -1,6 +1,6 @@
 // Answers for requests the routes never see, so that every HTTP error is JSON {"error": string}
-// like the routes' (interface.md, Errors), including where Node would write an empty body or
-// nothing at all:
+// like the routes' (tickd-protocol(7) HTTP INTERFACE), including where Node would write an
+// empty body or nothing at all:
 // - bytes Node cannot parse, oversized headers, timeouts ('clientError'): 400 / 431 / 408;
 // - an HTTP/1.1 request without Host (Node's requireHostHeader, turned off: its 400 is empty);
 // - a Transfer-Encoding whose last coding is not chunked: llhttp emits such a request and only

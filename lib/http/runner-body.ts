@@ -1,8 +1,9 @@
-// The runner in HTTP bodies (decisions §8). Requests carry either the object form
-// ({"type": "shell", "command": ...}) or the string form ("runner": "http" plus a top-level
-// "args" array); both are equally authoritative and produce the same RunnerSpec. Responses
-// always use the object form, for all six kinds (runnerToJson in lib/domain/runner-spec.ts,
-// which `tickd dump` shares). amqp and redis can only be set over TCP.
+// The runner in HTTP bodies (tickd-protocol(7) HTTP INTERFACE). Requests carry either the
+// object form ({"type": "shell", "command": ...}) or the string form ("runner": "http" plus a
+// top-level "args" array); both are equally authoritative and produce the same RunnerSpec.
+// Responses always use the object form, for all six kinds (runnerToJson in
+// lib/domain/runner-spec.ts, which `tickd dump` shares). amqp and redis can only be set over
+// TCP.
 // Parsing here checks shapes and types (each message names the offending field); semantic
 // checks (URL schemes, key=value inputs, ...) are validateRunner's, shared with TCP.
 import { parseAwfArgs } from '../domain/arguments.ts';
@@ -75,7 +76,10 @@ export function parseRunnerObject(obj: Fields): RunnerSpec | string {
   }
 }
 
-/** String form: "runner": kind with the top-level "args" array (shapes in decisions §8). */
+/**
+ * String form: "runner": kind with the top-level "args" array (shapes in
+ * tickd-protocol(7) HTTP INTERFACE).
+ */
 export function parseRunnerString(kind: string, rawArgs: unknown): RunnerSpec | string {
   if (!(HTTP_KINDS as readonly string[]).includes(kind)) return kindError(kind, 'runner');
   if (rawArgs === undefined) return `args is required when runner is a string`;

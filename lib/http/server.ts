@@ -7,7 +7,7 @@
 // lost to a reset (linger.ts), nor is a large body left unread read whole to keep the
 // connection (unread-body.ts). close(grace): stop accepting, close idle sockets, let in-flight
 // requests finish (their responses carry `Connection: close`) for `grace` ms, then destroy
-// whatever is left (interface.md, Limits: 5 seconds).
+// whatever is left (tickd(8) SIGNALS: 5 seconds).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Request } from 'polka';

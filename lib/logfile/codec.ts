@@ -1,5 +1,5 @@
-// Record codec of the logfile (interface.md "Persisted encoding", decisions §9). ztick writes the
-// same bytes, so its logfiles load unchanged.
+// Record codec of the logfile (doc/logfile-format.md). ztick writes the same bytes, so its
+// logfiles load unchanged.
 //
 // Theory. A logfile is a sequence of frames:
 //

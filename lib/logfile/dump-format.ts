@@ -1,4 +1,4 @@
-// How `tickd dump` shows one record (decisions §2). Two forms:
+// How `tickd dump` shows one record (tickd(8) THE DUMP SUBCOMMAND). Two forms:
 //
 // text: every line is a valid protocol command, `<request_id> <instruction> <args...>`, whose
 // request id says what the record is, so `tickd dump LOGFILE | nc host port` replays the
@@ -7,14 +7,15 @@
 //   rule RULE SET <id> <pattern> <kind> <runner args as in LISTRULES>
 //   removed REMOVE <id>
 //   removed REMOVERULE <id>
-// Arguments are quoted as in decisions §6 (lib/domain/arguments.ts).
+// Arguments are quoted as in tickd-protocol(7) COMMANDS, under LISTRULES
+// (lib/domain/arguments.ts).
 //
 // json: one object per line; `execution` is an exact integer, never rounded.
 //   {"type":"job","id":...,"execution":1775822400123456789,"status":"planned"}
 //   {"type":"rule","id":...,"pattern":...,"runner":{"type":"shell","command":...}}
 //   {"type":"job.removed","id":...}   {"type":"rule.removed","id":...}
-// Runners use the HTTP object form of decisions §8 for every kind, written by the same
-// function as the HTTP API's (runnerToJson).
+// Runners use the HTTP object form of tickd-protocol(7) HTTP INTERFACE for every kind, written
+// by the same function as the HTTP API's (runnerToJson).
 import { formatRuleArgs, quoteArg } from '../domain/arguments.ts';
 import { runnerToJson } from '../domain/runner-spec.ts';
 import type { LogRecord } from './record.ts';

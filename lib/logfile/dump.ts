@@ -1,8 +1,8 @@
-// `tickd dump LOGFILE [--format text|json] [--compact] [--follow]` (decisions §2): offline,
-// read-only inspection of a logfile. Line formats: dump-format.ts. --compact keeps the last
-// state per (kind, identifier) (a job and a rule with the same identifier never collide) and
-// leaves out removed entries. --follow then keeps printing records as they are appended and
-// survives a compaction of the file (dump-follow.ts).
+// `tickd dump LOGFILE [--format text|json] [--compact] [--follow]`
+// (tickd(8) THE DUMP SUBCOMMAND): offline, read-only inspection of a logfile. Line formats:
+// dump-format.ts. --compact keeps the last state per (kind, identifier) (a job and a rule with
+// the same identifier never collide) and leaves out removed entries. --follow then keeps
+// printing records as they are appended and survives a compaction of the file (dump-follow.ts).
 // Exit status: 0 done (a torn final record is reported on stderr and not shown), 1 the file
 // cannot be read or holds a record that does not decode (after printing the records before
 // it), 2 usage error.

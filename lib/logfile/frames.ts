@@ -40,7 +40,7 @@ export function forEachFrame(
   }
 }
 
-/** Fold key: a job and a rule with the same identifier never collide (decisions §2). */
+/** Fold key: a job and a rule with the same identifier never collide (doc/logfile-format.md). */
 export function recordKey(rec: LogRecord): string {
   switch (rec.t) {
     case 'job': return `j${rec.job.id}`;

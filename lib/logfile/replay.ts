@@ -1,4 +1,5 @@
-// Startup replay of the logfile (decisions §9): feeds every record, in order, to the engine.
+// Startup replay of the logfile (doc/logfile-format.md): feeds every record, in order, to the
+// engine.
 //
 // - The file is read in large chunks and decoded in place (no per-record Buffer).
 // - An incomplete final frame is a torn write that was never acknowledged: it is cut off

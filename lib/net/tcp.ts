@@ -8,7 +8,10 @@ import type { TokenTable } from '../auth/verify.ts';
 import { Session, type RequestInfo } from '../protocol/session.ts';
 import type { Logger } from '../log.ts';
 
-/** interface.md, Limits: unauthenticated time, counted from accept (TLS handshake included). */
+/**
+ * Unauthenticated time, counted from accept (TLS handshake included):
+ * tickd-protocol(7) AUTHENTICATION.
+ */
 export const AUTH_DEADLINE_MS = 5000;
 /** How long a half-closed client may wait for its outstanding replies. */
 const HALF_CLOSE_GRACE_MS = 30_000;
@@ -33,7 +36,8 @@ export class TcpListener {
     this.opts = opts;
     this.secureContext = opts.tls === null ? null : createSecureContext({ cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.2' });
     // TLS is layered by hand on accepted sockets (rather than tls.createServer) so that the
-    // 5-second deadline runs from accept and covers the handshake (decisions §7).
+    // 5-second deadline runs from accept and covers the handshake
+    // (tickd-protocol(7) AUTHENTICATION).
     // allowHalfOpen: a client that sends its commands and then shuts down its sending side
     // (`printf ... | nc`) still gets every reply; we end the connection once they are written.
     this.server = createServer({ noDelay: true, allowHalfOpen: true }, (raw) => this.accept(raw));

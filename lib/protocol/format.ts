@@ -1,4 +1,4 @@
-// The only writer of TCP protocol text (interface.md, TCP protocol; decisions §6).
+// The only writer of TCP protocol text (tickd-protocol(7) RESPONSES, COMMANDS and ERRORS).
 //
 // Invariants:
 // - Every line ends with `\n` and contains no other LF or CR, whatever the data: values that
@@ -94,7 +94,7 @@ export function formatAuthOk(): string {
   return 'OK\n';
 }
 
-/** Pre-authentication errors carry no request id and no message (interface.md, Authentication > TCP). */
+/** Pre-authentication errors carry no request id and no message (tickd-protocol(7) ERRORS). */
 export function formatPreAuthError(code: 'auth_required' | 'auth_failed'): string {
   return `ERROR ${code}\n`;
 }

@@ -1,4 +1,4 @@
-// Splits a TCP byte stream into protocol lines (interface.md, TCP protocol; decisions §6).
+// Splits a TCP byte stream into protocol lines (tickd-protocol(7) GRAMMAR).
 //
 // Theory:
 // - A line ends with LF; one CR right before the LF is removed. The limit is MAX_LINE_BYTES of

@@ -1,5 +1,5 @@
 // Turns a tokenized protocol line into a Command, an error reply, an AUTH attempt, or nothing
-// (interface.md, TCP protocol and Errors > TCP; decisions §6). Pure: no session state.
+// (tickd-protocol(7) GRAMMAR, COMMANDS and ERRORS). Pure: no session state.
 //
 // Rules:
 // - `AUTH [secret]` has no request id. A missing or empty secret gives secret null. Tokens
@@ -113,7 +113,7 @@ function parseRuleSet(args: readonly string[]): Outcome {
 }
 
 /**
- * The runner forms of `RULE SET` (interface.md, RULE SET runner forms): the runner type and the
+ * The runner forms of `RULE SET` (tickd-protocol(7) RUNNERS): the runner type and the
  * tokens after it. Checks the shape only; the caller runs validateRunner on the result. The
  * HTTP string form (`runner` + `args`) takes the same argument lists but words its own
  * messages (lib/http/runner-body.ts); the awf list is read by one function for both.

@@ -1,5 +1,5 @@
 // One TCP connection's protocol state (worker side, no socket code): framing, the AUTH state
-// machine (interface.md, Authentication > TCP), namespace scoping, reply ORDER and flow control.
+// machine (tickd-protocol(7) AUTHENTICATION), namespace scoping, reply ORDER and flow control.
 //
 // Theory:
 // - Order: commands are answered asynchronously by the primary, but a connection's replies must
@@ -155,7 +155,8 @@ export class Session {
         return;
       case 'auth':
         // Without an auth_file, AUTH is accepted as a no-op so clients that always send it work;
-        // after a successful AUTH it is an unknown instruction (decisions §7).
+        // after a successful AUTH it is an unknown instruction
+        // (tickd-protocol(7) AUTHENTICATION).
         if (this.opts.tokens === null) {
           this.push(formatAuthOk());
           this.report('', 'AUTH', process.hrtime.bigint(), true);

@@ -1,4 +1,4 @@
-// Splits one protocol line into arguments (interface.md, TCP protocol; decisions §6).
+// Splits one protocol line into arguments (tickd-protocol(7) GRAMMAR).
 //
 // Grammar:
 // - Only the space character (0x20) separates arguments; runs of spaces count as one, and

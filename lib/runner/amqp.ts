@@ -1,6 +1,6 @@
-// The amqp runner (interface.md, Runner; decisions §5): per execution, a new connection from the
-// DSN, a confirm channel, one message whose body is the job identifier published to `exchange`
-// with `routing_key`, the broker's confirm awaited, then close. Success = the broker confirmed.
+// The amqp runner (tickd-protocol(7) RUNNERS): per execution, a new connection from the DSN, a
+// confirm channel, one message whose body is the job identifier published to `exchange` with
+// `routing_key`, the broker's confirm awaited, then close. Success = the broker confirmed.
 //
 // Invariants:
 // - Never rejects and never leaves an unhandled 'error' event: amqplib emits 'error' on the

@@ -1,5 +1,6 @@
 // The awf runner: `awf run <workflow> [--input k=v]...`, `awf` looked up on PATH at each
-// execution (decisions §5). When it is not on PATH the spawn fails with ENOENT: job failure.
+// execution (tickd-protocol(7) RUNNERS). When it is not on PATH the spawn fails with ENOENT:
+// job failure.
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import type { Execution, RunnerContext } from './execution.ts';
 import { runProcess } from './process.ts';

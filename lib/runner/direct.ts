@@ -1,5 +1,5 @@
-// The direct runner: argv [executable, ...args], no shell (decisions §5). Every argument is
-// passed as one literal argv element, so shell metacharacters in it have no effect.
+// The direct runner: argv [executable, ...args], no shell (tickd-protocol(7) RUNNERS). Every
+// argument is passed as one literal argv element, so shell metacharacters in it have no effect.
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import type { Execution, RunnerContext } from './execution.ts';
 import { runProcess } from './process.ts';

@@ -1,12 +1,12 @@
 // Shapes shared by every runner and the execution pool (primary side).
 //
-// An Execution is one attempt at running a job: `attempt` is the 128-bit id of the spec's
-// "Execution request" record (decisions §4: a result for a stale attempt never changes the
-// job). A RunnerFn resolves true on success and false on failure and NEVER rejects: every
-// error a runner meets becomes `false` plus a log line, so the pool needs no error path.
+// An Execution is one attempt at running a job: `attempt` is the 128-bit id of its execution
+// request (doc/execution.md: a result for a stale attempt never changes the job). A RunnerFn
+// resolves true on success and false on failure and NEVER rejects: every error a runner meets
+// becomes `false` plus a log line, so the pool needs no error path.
 //
 // Environment (test-only): TICKD_RUNNER_TIMEOUT_MS overrides the 30 000 ms runner timeout
-// (interface.md, Limits) so tests can exercise timeouts quickly. Read only by
+// (tickd(8) ENVIRONMENT) so tests can exercise timeouts quickly. Read only by
 // runnerTimeoutMs(); production code never sets it.
 import { randomBytes } from 'node:crypto';
 import type { RunnerSpec } from '../domain/runner-spec.ts';

@@ -1,4 +1,4 @@
-// The http runner (interface.md, Runner; decisions §5), on node:http and node:https with
+// The http runner (tickd-protocol(7) RUNNERS), on node:http and node:https with
 // keep-alive agents.
 //
 // Why not got: the runner runs in the primary, beside the tick loop. With got, each request

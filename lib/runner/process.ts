@@ -1,4 +1,4 @@
-// Spawning a child process for the shell, direct and awf runners (decisions §5).
+// Spawning a child process for the shell, direct and awf runners (tickd-protocol(7) RUNNERS).
 //
 // Invariants:
 // - argv[0] is executed directly (no shell here); the environment is ours plus TICKD_JOB_ID and

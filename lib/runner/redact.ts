@@ -1,5 +1,5 @@
-// Redacting credentials before anything reaches a log line (interface.md, Runner: "Credentials
-// in the URL are redacted from logs"). Used for redis URLs and amqp DSNs alike.
+// Redacting credentials before anything reaches a log line (tickd-protocol(7) RUNNERS:
+// "Credentials never appear in logs"). Used for redis URLs and amqp DSNs alike.
 //
 // Invariant: the output never contains the userinfo of the input. A URL that cannot be parsed
 // is not echoed at all (a malformed one could still hold a password somewhere).

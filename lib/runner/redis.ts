@@ -1,6 +1,6 @@
-// The redis runner (interface.md, Runner; decisions §5): per execution, a new connection to the
-// URL, AUTH and SELECT as the URL says, `<COMMAND> <key> <job id>`, then close. A RESP error
-// reply (WRONGTYPE, WRONGPASS, ...) is failure.
+// The redis runner (tickd-protocol(7) RUNNERS): per execution, a new connection to the URL,
+// AUTH and SELECT as the URL says, `<COMMAND> <key> <job id>`, then close. A RESP error reply
+// (WRONGTYPE, WRONGPASS, ...) is failure.
 //
 // Invariants:
 // - The URL is parsed by parseRedisUrl, the parser `RULE SET` validates with, so execution

@@ -1,5 +1,6 @@
-// The shell runner: argv [shell.path, ...shell.args, command] (decisions §5). The shell was
-// checked at startup only; a shell that has since vanished makes the spawn fail, i.e. the job.
+// The shell runner: argv [shell.path, ...shell.args, command] (tickd-protocol(7) RUNNERS). The
+// shell was checked at startup only; a shell that has since vanished makes the spawn fail, i.e.
+// the job.
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import type { Execution, RunnerContext } from './execution.ts';
 import { runProcess } from './process.ts';

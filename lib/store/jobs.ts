@@ -1,5 +1,5 @@
 // The primary's in-memory job store: jobs by identifier, a due-time heap of armed jobs, and
-// per-status counts kept incrementally so that STAT is O(1) (decisions §10).
+// per-status counts kept incrementally so that STAT is O(1) (tickd-protocol(7) STATISTICS).
 //
 // Layout: each job lives in a slot (a small integer). Its identifier is ids[slot], its status
 // code statuses[slot] (the persisted status byte: index into JOB_STATUSES) and its execution

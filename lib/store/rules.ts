@@ -1,6 +1,7 @@
 // The primary's in-memory rule store: rules by identifier plus a prefix index for matching
-// (interface.md, Rule; decisions §3). The longest pattern that is a prefix of the job id wins;
-// among equal patterns the smallest rule identifier wins; the empty pattern is a catch-all.
+// (tickd-protocol(7) "Identifiers and patterns"). The longest pattern that is a prefix of the
+// job id wins; among equal patterns the smallest rule identifier wins; the empty pattern is a
+// catch-all.
 //
 // Index: pattern -> sorted ids of the rules carrying it, plus the distinct pattern lengths in
 // descending order. match() tries, longest first, each length L <= id length with one hash
@@ -14,7 +15,7 @@
 // no id list is empty; lengthCount.get(L) is the number of distinct patterns of length L and
 // `lengths` holds exactly the L with a non-zero count.
 // Ordering: ids are compared by UTF-16 code units, which is byte order for the ASCII
-// identifiers that validation admits (decisions §3).
+// identifiers that validation admits (tickd-protocol(7) "Identifiers and patterns").
 import type { Rule } from '../domain/rule.ts';
 import { narrowest } from './prefix.ts';
 import { scanSlots, type Page } from '../domain/page.ts';

@@ -1,5 +1,5 @@
-// The primary's metric instruments (interface.md [telemetry]; names carry the `tickd` prefix,
-// decisions §1) and the small facade the primary calls. Counting is a few additions on the
+// The primary's metric instruments (tickd.toml(5) [telemetry]; names carry the `tickd`
+// prefix) and the small facade the primary calls. Counting is a few additions on the
 // engine's synchronous path; the gauges are read only when the metric reader collects.
 //
 //   tickd.jobs.scheduled          counter            {job}         successful SET (TCP or HTTP)

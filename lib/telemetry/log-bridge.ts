@@ -1,5 +1,5 @@
 // A bunyan raw stream that forwards warn-and-above records to the OpenTelemetry Logs API
-// (interface.md [telemetry]: exported logs, correlated to traces by trace id).
+// (tickd.toml(5) [telemetry]: exported logs, correlated to traces by trace id).
 // - Trace correlation: a record carrying `trace_id` and `span_id` (hex, as SpanRef from
 //   spans.ts) is tied to that span; otherwise to the span of the active context, if any.
 // - Records of component `telemetry` stay local: they report export trouble, and exporting

@@ -1,4 +1,4 @@
-// One SERVER span `tickd.request` per answered TCP request (interface.md [telemetry]). The
+// One SERVER span `tickd.request` per answered TCP request (tickd.toml(5) [telemetry]). The
 // session reports a request once it is answered, so the span is recorded after the fact:
 // it starts at the hrtime the line was received and ends now. Spans are roots (the line
 // protocol carries no trace context). Attribute values are bounded by the provider's span

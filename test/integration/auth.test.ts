@@ -1,5 +1,5 @@
-// TCP authentication and namespaces on the real daemon (interface.md, Authentication > TCP,
-// Errors > TCP, Limits; decisions §7): token-file startup errors, the AUTH flow, the 5-second
+// TCP authentication and namespaces on the real daemon (tickd-protocol(7) AUTHENTICATION and
+// ERRORS; tickd.toml(5) TOKEN FILE): token-file startup errors, the AUTH flow, the 5-second
 // deadline from accept, and the namespace matrix of tokens `a` (a.), `b` (b.) and `admin` (*).
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
-// Background compaction on the real daemon (interface.md [database] compression rules,
-// decisions §9): a log of many overwrites shrinks and replays to the same QUERY/LISTRULES;
+// Background compaction on the real daemon (tickd.toml(5) [database]; doc/logfile-format.md):
+// a log of many overwrites shrinks and replays to the same QUERY/LISTRULES;
 // STAT `compression` says idle/running/success/failure as it happens; a leftover
 // `.to_compress` found at startup is folded at once, not at the first timer tick.
 import { expect } from 'chai';

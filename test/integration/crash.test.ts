@@ -1,10 +1,10 @@
-// Crash test (decisions §6, §9): clients stream pipelined SETs over several connections with
-// fsync on and record every `OK`; the daemon is SIGKILLed at a random moment; after the
-// restart every acknowledged SET must be there with its value. Iterations chain: each
-// restart is checked, then serves as the next iteration's daemon. The last iterations run
-// with compression_interval = 1: most kill a few ms after a cycle began (seen as the
-// `.to_compress` file appearing), so kills land in every step of a cycle; every third kills
-// after a cycle has completed. The test insists that both kinds really happened.
+// Crash test (tickd-protocol(7) COMMANDS; doc/logfile-format.md): clients stream pipelined
+// SETs over several connections with fsync on and record every `OK`; the daemon is SIGKILLed at
+// a random moment; after the restart every acknowledged SET must be there with its value.
+// Iterations chain: each restart is checked, then serves as the next iteration's daemon. The
+// last iterations run with compression_interval = 1: most kill a few ms after a cycle began
+// (seen as the `.to_compress` file appearing), so kills land in every step of a cycle; every
+// third kills after a cycle has completed. The test insists that both kinds really happened.
 //
 // What "there with its value" means, per key (one connection writes a key, in order, with
 // increasing sequence numbers): the value found is one that was sent for that key, no older

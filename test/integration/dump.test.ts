@@ -1,7 +1,8 @@
-// `tickd dump LOGFILE [--format text|json] [--compact] [--follow]` (decisions §2) on logfiles
-// the real daemon wrote: text lines are protocol commands (fed back to a fresh daemon they
-// rebuild the same state), JSON carries exact integers, --compact keeps the last state per
-// (kind, identifier), --follow prints what is appended after it started, across a compaction.
+// `tickd dump LOGFILE [--format text|json] [--compact] [--follow]`
+// (tickd(8) THE DUMP SUBCOMMAND) on logfiles the real daemon wrote: text lines are protocol
+// commands (fed back to a fresh daemon they rebuild the same state), JSON carries exact
+// integers, --compact keeps the last state per (kind, identifier), --follow prints what is
+// appended after it started, across a compaction.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';

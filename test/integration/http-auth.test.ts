@@ -1,7 +1,8 @@
-// HTTP authentication and namespaces on the real daemon with an auth_file (decisions §7, §8):
-// 401 + WWW-Authenticate for a missing or unknown bearer token, 403 outside the namespace,
-// lists narrowed to it, `*` sees everything, /health and /openapi.json open, and the same
-// tokens and store as TCP. Every response is checked against the served OpenAPI document.
+// HTTP authentication and namespaces on the real daemon with an auth_file
+// (tickd-protocol(7) AUTHENTICATION, HTTP INTERFACE): 401 + WWW-Authenticate for a missing or
+// unknown bearer token, 403 outside the namespace, lists narrowed to it, `*` sees everything,
+// /health and /openapi.json open, and the same tokens and store as TCP. Every response is
+// checked against the served OpenAPI document.
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

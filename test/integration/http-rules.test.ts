@@ -1,7 +1,7 @@
-// The /rules routes on the real daemon without an auth_file (decisions §8): the object and
-// string runner forms, the object form of all six kinds in responses (amqp/redis set over TCP),
-// validation messages, lists, and rules shared with TCP. Every response and accepted request
-// is checked against the served OpenAPI document (http-client.ts).
+// The /rules routes on the real daemon without an auth_file (tickd-protocol(7) HTTP INTERFACE):
+// the object and string runner forms, the object form of all six kinds in responses (amqp/redis
+// set over TCP), validation messages, lists, and rules shared with TCP. Every response and
+// accepted request is checked against the served OpenAPI document (http-client.ts).
 import { expect } from 'chai';
 import type { Daemon } from '../helpers/daemon.ts';
 import { LineClient, waitFor } from '../helpers/client.ts';

@@ -1,7 +1,8 @@
-// The HTTP JSON interface on the real daemon without an auth_file (decisions §8): the meta and
-// job routes, ISO timestamps, exact integers on the raw body text, the same store as TCP, and
-// protocol errors (405/404/413). Rules are in http-rules.test.ts. Every response is checked
-// against the served OpenAPI document (http-client.ts).
+// The HTTP JSON interface on the real daemon without an auth_file
+// (tickd-protocol(7) HTTP INTERFACE): the meta and job routes, ISO timestamps, exact integers on
+// the raw body text, the same store as TCP, and protocol errors (405/404/413). Rules are in
+// http-rules.test.ts. Every response is checked against the served OpenAPI document
+// (http-client.ts).
 import { expect } from 'chai';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Daemon } from '../helpers/daemon.ts';

@@ -1,7 +1,7 @@
-// Damaged logfiles at startup (decisions §9): an incomplete final frame (a torn write) is cut
-// off with a warning and the daemon carries on, writing after the cut; a complete frame that
-// does not decode stops startup with exit 1 and one stderr line naming the byte offset, and
-// leaves the file untouched. Damage is done to copies, never to the fixture.
+// Damaged logfiles at startup (doc/logfile-format.md): an incomplete final frame (a torn write)
+// is cut off with a warning and the daemon carries on, writing after the cut; a complete frame
+// that does not decode stops startup with exit 1 and one stderr line naming the byte offset,
+// and leaves the file untouched. Damage is done to copies, never to the fixture.
 import { expect } from 'chai';
 import { appendFileSync, copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

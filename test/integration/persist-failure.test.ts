@@ -1,9 +1,10 @@
-// A write that cannot be persisted (decisions §6, §9): the logfile lives on a tiny tmpfs that
-// the test fills up; the failing write is answered `<rid> ERROR internal`, memory is left as
-// it was (GET, LISTRULES, STAT), the file is cut back to its last durable record, and once
-// space is freed writes work again and survive a restart. A compaction that runs out of
-// space leaves no partial output behind to starve the journal. Needs root for mount(8):
-// skipped with a message otherwise, except under CI=true, where it must run.
+// A write that cannot be persisted (tickd-protocol(7) COMMANDS; doc/logfile-format.md): the
+// logfile lives on a tiny tmpfs that the test fills up; the failing write is answered
+// `<rid> ERROR internal`, memory is left as it was (GET, LISTRULES, STAT), the file is cut back
+// to its last durable record, and once space is freed writes work again and survive a restart.
+// A compaction that runs out of space leaves no partial output behind to starve the journal.
+// Needs root for mount(8): skipped with a message otherwise, except under CI=true, where it
+// must run.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, truncateSync, writeSync } from 'node:fs';

@@ -1,8 +1,8 @@
-// Durable state across restarts of the real daemon (interface.md [database] and Persisted
-// encoding; decisions §4, §9): jobs in every status, rules of all six kinds, replacements and
-// removals survive a graceful stop and a SIGKILL alike; an executed job never runs again; a
-// job left triggered runs again; a job and a rule with the same identifier never collide;
-// a logfile written by ztick loads; memory mode touches no file; reads write nothing.
+// Durable state across restarts of the real daemon (tickd.toml(5) [database];
+// tickd(8) DESCRIPTION; doc/logfile-format.md): jobs in every status, rules of all six kinds,
+// replacements and removals survive a graceful stop and a SIGKILL alike; an executed job never
+// runs again; a job left triggered runs again; a job and a rule with the same identifier never
+// collide; a logfile written by ztick loads; memory mode touches no file; reads write nothing.
 import { expect } from 'chai';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

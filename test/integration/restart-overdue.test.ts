@@ -1,8 +1,8 @@
-// Restart after downtime (decisions §4): a job that came due while the daemon was down runs
-// exactly once at the next start; a job left `triggered` on disk (its execution was running
-// when the daemon stopped) runs exactly once more. Both after a graceful stop (SIGTERM) and
-// after a SIGKILL. Executions are counted as lines a shell rule appends to a file, read only
-// once every job reports `executed` and no execution is running or queued any more.
+// Restart after downtime (tickd(8) DESCRIPTION): a job that came due while the daemon was down
+// runs exactly once at the next start; a job left `triggered` on disk (its execution was
+// running when the daemon stopped) runs exactly once more. Both after a graceful stop (SIGTERM)
+// and after a SIGKILL. Executions are counted as lines a shell rule appends to a file, read
+// only once every job reports `executed` and no execution is running or queued any more.
 import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,8 +1,8 @@
-// A stop during start-up (decisions §2; cluster/lifecycle.ts): SIGTERM at any point after the
-// "starting" line is a graceful stop, exit 0 with `stopping` and `stopped` log lines, never a
-// death by signal, never a stack trace, no worker left behind. The race rounds connect as soon
-// as the port accepts (the first worker listens while the second may still be starting) and
-// stop at the first answer; the replay test stops while a big logfile is being read.
+// A stop during start-up (tickd(8) SIGNALS; cluster/lifecycle.ts): SIGTERM at any point after
+// the "starting" line is a graceful stop, exit 0 with `stopping` and `stopped` log lines, never
+// a death by signal, never a stack trace, no worker left behind. The race rounds connect as
+// soon as the port accepts (the first worker listens while the second may still be starting)
+// and stop at the first answer; the replay test stops while a big logfile is being read.
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';

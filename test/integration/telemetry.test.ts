@@ -1,4 +1,4 @@
-// OpenTelemetry export (interface.md [telemetry]) against a local OTLP/HTTP collector
+// OpenTelemetry export (tickd.toml(5) [telemetry]) against a local OTLP/HTTP collector
 // (test/helpers/otlp-receiver.ts): what the real daemon exports from both process roles,
 // that a stuck collector never slows replies or firing, that shutdown flushes within a
 // bound, and that a daemon without telemetry loads no OpenTelemetry module.

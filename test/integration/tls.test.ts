@@ -1,7 +1,8 @@
-// TLS on the TCP interface, on the real daemon (interface.md, [controller] TLS keys; decisions
-// §7): the full protocol inside TLS, plaintext clients refused without harming others, the
-// 5-second deadline covering the handshake, certificate chains, TLS 1.2 as the minimum, and
-// the startup errors of bad TLS material. Fixtures: test/fixtures/tls/README.md.
+// TLS on the TCP interface, on the real daemon (tickd.toml(5) [controller];
+// tickd-protocol(7) TLS and AUTHENTICATION): the full protocol inside TLS, plaintext clients
+// refused without harming others, the 5-second deadline covering the handshake, certificate
+// chains, TLS 1.2 as the minimum, and the startup errors of bad TLS material. Fixtures:
+// test/fixtures/tls/README.md.
 import { expect } from 'chai';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
@@ -79,7 +80,8 @@ describe('TLS', function () {
     for (const f of ['server.crt', 'server.key']) copyFileSync(tlsFile(f), join(openDir, f));
     [tlsAuth, tlsOpen, chain, leafOnly] = await Promise.all([
       Daemon.start({ workers: 2, config: { controller: { tls_cert: tlsFile('server.crt'), tls_key: tlsFile('server.key'), auth_file: TOKENS } } }),
-      // Relative TLS paths are relative to the working directory (decisions §2); Daemon runs in its dir.
+      // Relative TLS paths are relative to the working directory (tickd.toml(5) DESCRIPTION);
+      // Daemon runs in its dir.
       Daemon.start({ dir: openDir, config: { controller: { tls_cert: 'server.crt', tls_key: 'server.key' } } }),
       Daemon.start({ config: { controller: { tls_cert: tlsFile('chain.crt'), tls_key: tlsFile('chain-leaf.key') } } }),
       Daemon.start({ config: { controller: { tls_cert: tlsFile('chain-leaf.crt'), tls_key: tlsFile('chain-leaf.key') } } }),

@@ -170,7 +170,8 @@ describe('web console and API reference in Chromium', function () {
     await signIn(page, 'secret-other');
     expect(await page.locator('#jobs').innerText()).to.contain('No jobs.');
     expect(await page.locator('#rules').innerText()).to.contain('No rules.');
-    // STAT is service-wide for every token (decisions §7): ui.keep is counted, not shown.
+    // STAT is service-wide for every token (tickd-protocol(7) AUTHENTICATION): ui.keep is
+    // counted, not shown.
     await stat(page, 'jobs_total').filter({ hasText: exactly('1') }).waitFor();
 
     await page.locator('#job-id').fill('other.mine');

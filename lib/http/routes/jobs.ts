@@ -1,5 +1,6 @@
-// /jobs routes (decisions §8). A job is {"id","status","execution"} with execution written as
-// the exact integer of nanoseconds; requests give execution as an ISO 8601 string with a zone.
+// /jobs routes (tickd-protocol(7) HTTP INTERFACE). A job is {"id","status","execution"} with
+// execution written as the exact integer of nanoseconds; requests give execution as an ISO 8601
+// string with a zone.
 // Identifiers are validated like TCP's before anything reaches the primary.
 import type { Job } from '../../domain/job.ts';
 import { parseIsoTimestamp } from '../../domain/time.ts';
@@ -25,7 +26,8 @@ async function putJob(ctx: HttpContext, call: Call): Promise<void> {
   const execution = parseIsoTimestamp(raw);
   if (typeof execution === 'string') return sendError(call.res, 400, `execution: ${execution}`);
   const done = await perform(ctx, call, { op: 'job.set', id, execution }, 'done');
-  // SET always leaves the job planned at the given time (decisions §4): that is the stored job.
+  // SET always leaves the job planned at the given time (tickd-protocol(7) COMMANDS): that is
+  // the stored job.
   if (done !== null) sendJson(call.res, 200, jobToJson({ id, execution, status: 'planned' }));
 }
 

@@ -1,6 +1,7 @@
-// /rules routes (decisions §8). A rule is {"id","pattern","runner":{"type",...}}; PUT accepts
-// the runner's object or string form (lib/http/runner-body.ts) and answers with the rule as
-// stored, in object form. The pattern and the runner are validated exactly like TCP RULE SET.
+// /rules routes (tickd-protocol(7) HTTP INTERFACE). A rule is
+// {"id","pattern","runner":{"type",...}}; PUT accepts the runner's object or string form
+// (lib/http/runner-body.ts) and answers with the rule as stored, in object form. The pattern
+// and the runner are validated exactly like TCP RULE SET.
 import type { Rule } from '../../domain/rule.ts';
 import { validatePattern } from '../../domain/identifier.ts';
 import { runnerToJson } from '../../domain/runner-spec.ts';

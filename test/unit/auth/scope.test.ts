@@ -1,5 +1,5 @@
-// Namespace enforcement (decisions §7): which commands a namespace denies, which it narrows,
-// and that `*` and STAT pass untouched.
+// Namespace enforcement (tickd-protocol(7) AUTHENTICATION): which commands a namespace denies,
+// which it narrows, and that `*` and STAT pass untouched.
 import { expect } from 'chai';
 import { scopeCommand } from '../../../lib/auth/scope.ts';
 import type { Command } from '../../../lib/domain/command.ts';

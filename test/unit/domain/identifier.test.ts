@@ -1,4 +1,6 @@
-// Identifier / pattern character set and length (decisions §3), namespace membership (§7).
+// Identifier / pattern character set and length
+// (tickd-protocol(7) "Identifiers and patterns"), namespace membership
+// (tickd-protocol(7) AUTHENTICATION).
 import { expect } from 'chai';
 import { describeChar, inNamespace, validateIdentifier, validatePattern } from '../../../lib/domain/identifier.ts';
 

@@ -1,5 +1,5 @@
 // Byte-exact checks of the logfile codec against frames written out by hand (the ztick layout,
-// interface.md "Persisted encoding"), plus every way a frame can be malformed.
+// doc/logfile-format.md), plus every way a frame can be malformed.
 import { expect } from 'chai';
 import { decodePayload, encodeRecord, MAX_PAYLOAD_BYTES, RecordDecodeError, RecordEncodeError } from '../../../lib/logfile/codec.ts';
 import { foldRecord, forEachFrame, isRemoval, recordKey } from '../../../lib/logfile/frames.ts';

@@ -1,5 +1,5 @@
 // The per-connection protocol state machine with a fake transport and a fake dispatch (no
-// sockets): the AUTH flow (interface.md, Authentication > TCP; decisions §7), namespace
+// sockets): the AUTH flow (tickd-protocol(7) AUTHENTICATION), namespace
 // scoping before dispatch, and replies leaving in the order their lines arrived.
 import { expect } from 'chai';
 import sinon from 'sinon';
@@ -92,7 +92,7 @@ describe('protocol/session', () => {
       expect(h.requests[0]).to.include({ rid: '', instruction: 'AUTH', success: false });
     });
 
-    it('malformed lines before AUTH are skipped without closing (decisions §6)', () => {
+    it('malformed lines before AUTH are skipped without closing (tickd-protocol(7) GRAMMAR)', () => {
       const h = harness(TOKENS);
       h.feed('\n\r\nlonely\n"unterminated AUTH secret-a\n');
       expect(h.written()).to.equal('');
