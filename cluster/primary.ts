@@ -22,18 +22,19 @@ import { createLogger, type Logger } from '../lib/log.ts';
 import { Engine } from '../lib/engine/engine.ts';
 import { combineObservers, firingLog } from '../lib/engine/observers.ts';
 import { buildStat, type StatSources } from '../lib/engine/stats.ts';
-import { openStorage } from '../lib/engine/storage.ts';
+import { openStorage } from '../lib/persistence/storage.ts';
 import { JobStore } from '../lib/store/jobs.ts';
 import { RuleStore } from '../lib/store/rules.ts';
 import { RunnerPool } from '../lib/runner/pool.ts';
 import { runnerTimeoutMs } from '../lib/runner/execution.ts';
 import { Ticker } from '../lib/scheduler/tick.ts';
-import { requestShortSlice, type SliceOutcome } from '../lib/scheduler/short-slice.ts';
+import { requestShortSlice, type SliceOutcome } from './short-slice.ts';
 import { wallNowNs } from '../lib/scheduler/clock.ts';
 import { VERSION } from '../lib/version.ts';
 import { engineObserver } from '../lib/telemetry/instruments.ts';
 import { loadTelemetry } from '../lib/telemetry/wiring.ts';
 import type { ToPrimary } from './ipc/messages.ts';
+import { FoldProcess } from './fold-process.ts';
 import { Supervisor } from './supervisor.ts';
 import { Lifecycle } from './lifecycle.ts';
 
@@ -116,7 +117,8 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
 
   const jobs = new JobStore();
   const rules = new RuleStore();
-  const storage = await openStorage(config, jobs, rules, log);
+  const folds = new FoldProcess({ log: log.child({ component: 'logfile' }) });
+  const storage = await openStorage(config, jobs, rules, log, folds);
   life.own({ storage });
   log.info({ persistence: config.database.persistence, logfile: storage.path, jobs: jobs.size, rules: rules.size }, 'state loaded');
   if (life.stopRequested) return;

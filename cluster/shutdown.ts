@@ -11,7 +11,7 @@
 // The abandoned start-up (a startup error): no drain, as nothing was promised to anyone yet
 // that a drain would keep; the workers are killed and the log is closed.
 import { rmSync } from 'node:fs';
-import type { Storage } from '../lib/engine/storage.ts';
+import type { Storage } from '../lib/persistence/storage.ts';
 import type { RunnerPool } from '../lib/runner/pool.ts';
 import type { Ticker } from '../lib/scheduler/tick.ts';
 import { TELEMETRY_FLUSH_MS, type Telemetry } from '../lib/telemetry/wiring.ts';

@@ -5,7 +5,7 @@
 // fsync can roll back everything not yet durable.
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
-import type { Journal, LogRecord } from '../logfile/record.ts';
+import type { Journal, LogRecord } from './journal.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
 

@@ -5,7 +5,7 @@
 import type { Command, Reply } from '../domain/command.ts';
 import type { StatValues } from '../domain/stat.ts';
 import { internal } from '../errors.ts';
-import type { Journal } from '../logfile/record.ts';
+import type { Journal } from './journal.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
 import { Changes } from './changes.ts';

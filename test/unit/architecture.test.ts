@@ -56,10 +56,13 @@ describe('architecture', () => {
     }
   });
 
-  it('lib/ has no cluster or IPC knowledge', () => {
+  it('lib/ has no cluster or IPC knowledge: every process role and its messages live in cluster/', () => {
+    // Sending (process.send, optional call included, child.send), receiving ('message' and
+    // 'disconnect' listeners), and opening a channel ('ipc' stdio, fork) are all IPC.
+    const IPC = /node:cluster|\bprocess\.send\b|\.send\??\.?\(|\.on\(\s*['"](?:message|disconnect)['"]|['"]ipc['"]|\bfork\(/;
     for (const f of tsFiles('lib')) {
       const text = readFileSync(join(ROOT, f), 'utf8');
-      expect(text, f).not.to.match(/node:cluster|process\.send\(/);
+      expect(text, f).not.to.match(IPC);
       for (const dep of importsOf(f)) expect(dep.startsWith('cluster/'), `${f} imports ${dep}`).to.equal(false);
     }
   });

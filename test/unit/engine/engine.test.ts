@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import type { Command, Reply } from '../../../lib/domain/command.ts';
 import { Engine } from '../../../lib/engine/engine.ts';
-import type { Journal, LogRecord } from '../../../lib/logfile/record.ts';
+import type { Journal, LogRecord } from '../../../lib/engine/journal.ts';
 import { JobStore } from '../../../lib/store/jobs.ts';
 import { RuleStore } from '../../../lib/store/rules.ts';
 import type { StatValues } from '../../../lib/domain/stat.ts';
