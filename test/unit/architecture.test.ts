@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const WORKER_SIDE = ['lib/protocol', 'lib/http', 'lib/net'];
-const PRIMARY_SIDE = ['lib/engine', 'lib/store', 'lib/logfile', 'lib/scheduler', 'lib/runner'];
+const PRIMARY_SIDE = ['lib/engine', 'lib/store', 'lib/logfile', 'lib/persistence', 'lib/scheduler', 'lib/runner'];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {

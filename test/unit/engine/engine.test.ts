@@ -110,6 +110,22 @@ describe('engine', () => {
     expect(jobs.get('x.1')!.status).to.equal('executed');
   });
 
+  it('re-dispatches only jobs left triggered by an earlier process, whenever it runs', () => {
+    const { engine, run, jobs, dispatched } = setup(null);
+    jobs.put({ id: 'x.left', execution: 5n, status: 'triggered' }); // as replayed from disk
+    run([
+      { op: 'rule.set', rule: { id: 'r', pattern: 'x.', runner: { type: 'shell', command: 'true' } } },
+      { op: 'job.set', id: 'x.due', execution: 10n },
+    ]);
+    engine.tick(100n); // fires x.due: now triggered under this process's attempt
+    expect(engine.redispatchTriggered()).to.equal(1);
+    expect(dispatched.map((d) => d.id)).to.deep.equal(['x.due', 'x.left']);
+    expect(engine.redispatchTriggered()).to.equal(0); // x.left now has an attempt too
+    engine.result('x.left', dispatched[1]!.attempt, true);
+    engine.tick(101n);
+    expect(jobs.get('x.left')!.status).to.equal('executed');
+  });
+
   it('a command that throws fails alone', () => {
     const { run } = setup(null);
     const replies = run([{ op: 'job.set', id: 'ok', execution: 1n }, { op: 'job.set', id: 'bad', execution: 1n << 70n }, { op: 'job.get', id: 'ok' }])();
