@@ -19,9 +19,10 @@ import type { Job } from '../lib/domain/job.ts';
 import { silentLogger } from '../lib/log.ts';
 import { encodeRecord } from '../lib/logfile/codec.ts';
 import { Compactor } from '../lib/logfile/compact.ts';
-import type { LogRecord } from '../lib/logfile/record.ts';
+import type { LogRecord } from '../lib/engine/journal.ts';
 import { replayLogfile } from '../lib/logfile/replay.ts';
 import { FileJournal } from '../lib/logfile/writer.ts';
+import { FoldProcess } from '../cluster/fold-process.ts';
 
 const CLIENTS = 64;
 const THROUGHPUT_MS = 3000;
@@ -126,7 +127,7 @@ const describeStalls = (s: { maxMs: number; p99Ms: number; probeMs: number }) =>
 
 async function compaction(path: string, withLoad: boolean): Promise<void> {
   const journal = await FileJournal.open({ path, fsync: true, log });
-  const compactor = new Compactor({ path, journal, intervalSec: 0, log });
+  const compactor = new Compactor({ path, journal, intervalSec: 0, log, folds: new FoldProcess({ log }) });
   gc(); // the garbage of the earlier steps is not this cycle's doing
   const load = withLoad ? clients(journal, 1) : null;
   if (load !== null) {

@@ -23,7 +23,8 @@
 //   engine and journal exist before any worker is forked, and a stop drains the workers, so
 //   every command answered before `ready` is one a graceful stop answers too.
 import type { Logger } from '../lib/log.ts';
-import { abandonParts, removePidfile, stopParts, WORKER_GRACE_MS, type StopParts } from './shutdown.ts';
+import { abandonParts, removePidfile, stopParts, type StopParts } from './shutdown.ts';
+import { WORKER_EXIT_GRACE_MS } from './ipc/timing.ts';
 
 export type Phase = 'starting' | 'ready' | 'stopping' | 'failed';
 
@@ -91,7 +92,7 @@ export class Lifecycle {
     const phase = this.#phase;
     this.#phase = 'stopping';
     this.#log.info({ signal, phase }, 'stopping');
-    if (phase === 'starting') void this.#parts.supervisor?.drain(WORKER_GRACE_MS);
+    if (phase === 'starting') void this.#parts.supervisor?.drain(WORKER_EXIT_GRACE_MS);
     // start() handles a rejected startup; here it only marks that every part is known.
     this.#startup.catch(() => {}).then(() => stopParts(this.#parts)).then(
       () => {

@@ -4,7 +4,8 @@
 import { parseCli, USAGE } from '../lib/cli.ts';
 import { StartupError } from '../lib/errors.ts';
 import { VERSION } from '../lib/version.ts';
-import { loadStartupInputs, runPrimary } from './primary.ts';
+import { loadStartupInputs } from '../lib/config/inputs.ts';
+import { runPrimary } from './primary.ts';
 
 async function main(argv: string[]): Promise<void> {
   const action = parseCli(argv);

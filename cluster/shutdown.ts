@@ -2,7 +2,7 @@
 //
 // The ordered stop, over the parts that exist (a stop during start-up finds only some):
 //   drain the workers (they stop accepting and answer what they received; HTTP gets 5 s;
-//   WORKER_GRACE_MS, then SIGKILL) -> stop the tick -> stop the runners (executions still
+//   WORKER_EXIT_GRACE_MS, then SIGKILL) -> stop the tick -> stop the runners (executions still
 //   running stay `triggered` on disk and run again at the next start) -> flush and fsync the
 //   log -> flush telemetry (at most 2 s) -> remove the pidfile.
 // Workers go first: while they drain, the engine still answers their batches, and only once
@@ -11,13 +11,13 @@
 // The abandoned start-up (a startup error): no drain, as nothing was promised to anyone yet
 // that a drain would keep; the workers are killed and the log is closed.
 import { rmSync } from 'node:fs';
-import type { Storage } from '../lib/engine/storage.ts';
+import type { Storage } from '../lib/persistence/storage.ts';
 import type { RunnerPool } from '../lib/runner/pool.ts';
 import type { Ticker } from '../lib/scheduler/tick.ts';
 import { TELEMETRY_FLUSH_MS, type Telemetry } from '../lib/telemetry/wiring.ts';
 import type { Supervisor } from './supervisor.ts';
+import { WORKER_EXIT_GRACE_MS } from './ipc/timing.ts';
 
-export const WORKER_GRACE_MS = 6000;
 const RUNNER_GRACE_MS = 0;
 
 /** What a stop acts on: each part is filled in once it exists (Lifecycle.own). */
@@ -32,7 +32,7 @@ export interface StopParts {
 }
 
 export async function stopParts(parts: StopParts): Promise<void> {
-  await parts.supervisor?.drain(WORKER_GRACE_MS);
+  await parts.supervisor?.drain(WORKER_EXIT_GRACE_MS);
   parts.ticker?.stop();
   await parts.pool?.stop(RUNNER_GRACE_MS);
   await parts.storage?.close();

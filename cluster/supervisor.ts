@@ -1,21 +1,21 @@
-// Forks and keeps the connection workers. Startup: every worker must report 'listening'
-// (TCP first, then HTTP) or the daemon does not start. Afterwards a worker that dies is
-// replaced with exponential backoff (reset once a worker has lived a while), so a crash loop
-// cannot spin the CPU while a one-off crash is repaired at once. Once drain() or killAll()
+// Forks and keeps the connection workers, and is the primary's one dispatch of their messages
+// (cluster/ipc/messages.ts): 'listening' / 'listen-failed' settle the worker's start, 'batch'
+// goes to the engine through onBatch with its replies coalesced per turn back to that worker
+// (WorkerLink, cluster/ipc/channel.ts), 'connections' to onConnections. Startup: every worker
+// must report 'listening' (TCP first, then HTTP) or the daemon does not start. Afterwards a
+// worker that dies is replaced after a backoff (respawn-backoff.ts). Once drain() or killAll()
 // was called no worker is forked again, and drain() reaches workers still starting too.
 // Every send to a worker carries a callback and every worker has an 'error' listener: a
 // worker that vanished costs a log line, never the primary.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import type { Reply } from '../lib/domain/command.ts';
+import type { Command, Reply } from '../lib/domain/command.ts';
 import type { Logger } from '../lib/log.ts';
-import { TurnBatcher } from './ipc/channel.ts';
+import { WorkerLink } from './ipc/channel.ts';
+import { RespawnBackoff } from './respawn-backoff.ts';
 import type { ToPrimary, ToWorker, WorkerInit } from './ipc/messages.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
-const BACKOFF_MIN_MS = 100;
-const BACKOFF_MAX_MS = 5000;
-const STABLE_AFTER_MS = 10_000;
 
 export interface Addresses {
   readonly tcp: string;
@@ -26,17 +26,19 @@ export interface SupervisorOptions {
   readonly count: number;
   readonly init: WorkerInit;
   readonly log: Logger;
-  readonly onMessage: (worker: Worker, msg: ToPrimary) => void;
+  /** A batch of commands from a worker; `done` takes its replies, in order, once. */
+  readonly onBatch: (cmds: readonly Command[], done: (replies: Reply[]) => void) => void;
+  /** A worker's count of open TCP connections changed. */
+  readonly onConnections: (workerId: number, count: number) => void;
   /** A worker left (its connections are gone). */
-  readonly onExit: (worker: Worker) => void;
+  readonly onExit: (workerId: number) => void;
 }
 
 export class Supervisor {
   private readonly opts: SupervisorOptions;
-  private readonly repliers = new Map<number, TurnBatcher<number, Reply>>();
   private stopping = false;
   private draining: Promise<void> | undefined;
-  private backoff = BACKOFF_MIN_MS;
+  private readonly backoff = new RespawnBackoff();
 
   constructor(opts: SupervisorOptions) {
     this.opts = opts;
@@ -47,12 +49,6 @@ export class Supervisor {
   start(): Promise<Addresses> {
     const started = Array.from({ length: this.opts.count }, () => this.fork());
     return Promise.all(started).then((addrs) => addrs[0]!);
-  }
-
-  reply(worker: Worker, seqs: readonly number[], replies: readonly Reply[]): void {
-    const out = this.repliers.get(worker.id);
-    if (out === undefined) return; // the worker died; its clients are gone
-    for (let i = 0; i < seqs.length; i++) out.push(seqs[i]!, replies[i]!);
   }
 
   /**
@@ -83,28 +79,37 @@ export class Supervisor {
   private fork(): Promise<Addresses> {
     const worker = cluster.fork();
     const bornAt = Date.now();
-    this.repliers.set(worker.id, new TurnBatcher((seqs, replies) => this.send(worker, { t: 'replies', seqs, replies })));
+    // Replies to a worker that died meanwhile are dropped by send(): its clients are gone.
+    const link = new WorkerLink((seqs, replies) => this.send(worker, { t: 'replies', seqs, replies }));
     return new Promise((resolve, reject) => {
       let listening = false;
       worker.on('message', (msg: ToPrimary) => {
-        if (msg.t === 'listening') {
-          listening = true;
-          resolve({ tcp: msg.tcp, http: msg.http });
-        } else if (msg.t === 'listen-failed') {
-          reject(new Error(msg.message));
-        } else {
-          this.opts.onMessage(worker, msg);
+        switch (msg.t) {
+          case 'listening':
+            listening = true;
+            resolve({ tcp: msg.tcp, http: msg.http });
+            return;
+          case 'listen-failed':
+            reject(new Error(msg.message));
+            return;
+          case 'batch':
+            this.opts.onBatch(msg.cmds, (replies) => link.reply(msg.seqs, replies));
+            return;
+          case 'connections':
+            this.opts.onConnections(worker.id, msg.count);
+            return;
+          default: {
+            const never: never = msg;
+            this.opts.log.warn({ msg: never }, 'unknown message from worker');
+          }
         }
       });
       worker.on('error', (err) => this.opts.log.warn({ err: err.message, worker: worker.id }, 'worker channel error'));
       worker.on('exit', (code, signal) => {
-        this.repliers.delete(worker.id);
-        this.opts.onExit(worker);
+        this.opts.onExit(worker.id);
         if (!listening) return reject(new Error(`worker exited during startup (${signal ?? code})`));
         if (this.stopping) return;
-        if (Date.now() - bornAt > STABLE_AFTER_MS) this.backoff = BACKOFF_MIN_MS;
-        const delay = this.backoff;
-        this.backoff = Math.min(BACKOFF_MAX_MS, this.backoff * 2);
+        const delay = this.backoff.next(Date.now() - bornAt);
         this.opts.log.warn({ worker: worker.id, code, signal, respawnInMs: delay }, 'worker died; replacing it');
         setTimeout(() => {
           if (this.stopping) return;

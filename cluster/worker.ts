@@ -15,9 +15,9 @@ import { TcpListener } from '../lib/net/tcp.ts';
 import { loadTelemetry, requestHook, TELEMETRY_FLUSH_MS, type Telemetry } from '../lib/telemetry/wiring.ts';
 import { PrimaryLink, TurnBatcher } from './ipc/channel.ts';
 import type { ToPrimary, ToWorker, WorkerInit } from './ipc/messages.ts';
+import { WORKER_DRAIN_MS } from './ipc/timing.ts';
 import { startHttp, type HttpHandle } from './worker-http.ts';
 
-const DRAIN_GRACE_MS = 5000;
 
 function send(msg: ToPrimary): void {
   process.send!(msg, ignoreSendError);
@@ -95,7 +95,7 @@ async function start(init: WorkerInit): Promise<void> {
 
 async function drain(): Promise<void> {
   await started;
-  await Promise.all([tcp?.drain(DRAIN_GRACE_MS), http?.close(DRAIN_GRACE_MS)]);
+  await Promise.all([tcp?.drain(WORKER_DRAIN_MS), http?.close(WORKER_DRAIN_MS)]);
   await telemetry?.shutdown(TELEMETRY_FLUSH_MS.worker);
   process.exit(0);
 }

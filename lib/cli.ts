@@ -2,7 +2,6 @@
 // error; main decides how to act on it.
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
-import { MAX_SLICE_US, MIN_SLICE_US } from './scheduler/short-slice.ts';
 
 export type CliAction =
   | { readonly mode: 'run'; readonly config: string | null; readonly workers: number; readonly pidfile: string | null; readonly maxInflight: number; readonly tickSliceUs: number }
@@ -32,6 +31,10 @@ Options:
 `;
 
 export const DEFAULT_MAX_INFLIGHT = 256;
+/** The kernel's smallest scheduler slice (sched_setattr's sched_runtime), in microseconds. */
+export const MIN_SLICE_US = 100;
+/** The kernel's largest slice, in microseconds. */
+export const MAX_SLICE_US = 100_000;
 export const DEFAULT_TICK_SLICE_US = MIN_SLICE_US;
 
 export function parseCli(argv: readonly string[]): CliAction {

@@ -1,4 +1,5 @@
-// Per-turn batching on both sides of the IPC channel, and seq correlation on the worker side.
+// Per-turn batching on both sides of the IPC channel (WorkerLink: the primary's replies to one
+// worker; PrimaryLink: a worker's requests), and seq correlation on the worker side.
 // Everything queued during one event-loop turn leaves as one message (setImmediate runs after
 // the turn's I/O callbacks), so a pipelined burst of thousands of commands costs one
 // serialization and one syscall, not thousands. A turn's batch is cut at MAX_BATCH entries, so
@@ -40,6 +41,19 @@ export class TurnBatcher<A, B> {
     this.as = [];
     this.bs = [];
     this.send(as, bs);
+  }
+}
+
+/** Primary side: the replies to one worker's batches, coalesced per turn into 'replies' messages. */
+export class WorkerLink {
+  private readonly out: TurnBatcher<number, Reply>;
+
+  constructor(send: (seqs: number[], replies: Reply[]) => void) {
+    this.out = new TurnBatcher(send);
+  }
+
+  reply(seqs: readonly number[], replies: readonly Reply[]): void {
+    for (let i = 0; i < seqs.length; i++) this.out.push(seqs[i]!, replies[i]!);
   }
 }
 

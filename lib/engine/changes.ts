@@ -2,10 +2,12 @@
 // goes through Changes, which (1) applies it in memory (a store refuses, e.g. at capacity,
 // before changing anything), (2) appends its full-state record to the journal, undoing the one
 // change if the record cannot be appended, and (3) keeps the previous value so that a failed
-// fsync can roll back everything not yet durable.
+// fsync can roll back everything not yet durable. Reads do not go through it: readers hold the
+// stores as ReadonlyJobs / ReadonlyRules. It also keeps the attempt map (which attempt's result
+// may still change a job), which nothing else can write.
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
-import type { Journal, LogRecord } from '../logfile/record.ts';
+import type { Journal, LogRecord } from './journal.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
 
@@ -13,11 +15,16 @@ export type UndoEntry =
   | { readonly k: 'job'; readonly id: string; readonly prev: Job | undefined; readonly attempt: string | undefined }
   | { readonly k: 'rule'; readonly id: string; readonly prev: Rule | undefined };
 
+/** The job store as readers see it: no method that changes it. */
+export type ReadonlyJobs = Pick<JobStore, 'size' | 'get' | 'page' | 'nextDue' | 'withStatus' | 'counts'>;
+/** The rule store as readers see it. */
+export type ReadonlyRules = Pick<RuleStore, 'size' | 'get' | 'page' | 'match'>;
+
 export class Changes {
-  readonly jobs: JobStore;
-  readonly rules: RuleStore;
-  /** jobId -> id of the attempt whose result may still change the job (decisions §4). */
-  readonly attempts = new Map<string, string>();
+  private readonly jobs: JobStore;
+  private readonly rules: RuleStore;
+  /** jobId -> id of the attempt whose result may still change the job (tickd-protocol(7) SET). */
+  private readonly attempts = new Map<string, string>();
   private readonly journal: Journal | null;
   private undo: UndoEntry[] = [];
 
@@ -29,6 +36,24 @@ export class Changes {
 
   get pending(): number {
     return this.undo.length;
+  }
+
+  /** The attempt whose result may still change job `id`, if any. */
+  attemptOf(id: string): string | undefined {
+    return this.attempts.get(id);
+  }
+
+  /** A new attempt for a job that stays `triggered` (re-dispatch after a restart): nothing to persist. */
+  retry(id: string, attempt: string): void {
+    this.attempts.set(id, attempt);
+  }
+
+  /**
+   * Disarms and returns the jobs due at `nowNs` (JobStore.takeDue): they stay `planned` until
+   * the caller sets each one's status through this class in the same tick.
+   */
+  takeDue(nowNs: bigint, limit: number): Job[] {
+    return this.jobs.takeDue(nowNs, limit);
   }
 
   /** Hands over the undo entries of everything changed since the last call. */

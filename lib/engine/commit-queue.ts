@@ -3,7 +3,7 @@
 // and groups are released strictly in order, so a read never answers ahead of a write it saw.
 // If a flush fails, every group not yet released is rolled back newest-first and failed:
 // memory then equals what is on disk, and no client was told OK for a lost write.
-import type { Journal } from '../logfile/record.ts';
+import type { Journal } from './journal.ts';
 import type { Changes, UndoEntry } from './changes.ts';
 
 interface Group {

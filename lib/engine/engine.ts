@@ -1,11 +1,12 @@
 // The engine: the primary's single owner of state. Command batches from the workers and the
-// scheduler's ticks both run here, synchronously, through one table of handlers and one
-// Changes tracker; each batch or tick then goes through the CommitQueue, so every change is
-// durable before anyone hears of it.
+// scheduler's ticks (lib/scheduler/firing.ts: which runner a due job gets) both run here,
+// synchronously, through one table of handlers and one Changes tracker; each batch or tick
+// then goes through the CommitQueue, so every change is durable before anyone hears of it.
+// The engine persists through the Journal seam only (journal.ts).
 import type { Command, Reply } from '../domain/command.ts';
 import type { StatValues } from '../domain/stat.ts';
 import { internal } from '../errors.ts';
-import type { Journal } from '../logfile/record.ts';
+import type { Journal } from './journal.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
 import { Changes } from './changes.ts';
@@ -20,7 +21,8 @@ import { ruleList } from './commands/rule-list.ts';
 import { ruleRemove } from './commands/rule-remove.ts';
 import { ruleSet } from './commands/rule-set.ts';
 import { stat } from './commands/stat.ts';
-import { Firing, type Dispatch, type FiringObserver } from './firing.ts';
+import { Firing, type Dispatch, type FiringObserver } from '../scheduler/firing.ts';
+import { ExecutionResults } from '../scheduler/results.ts';
 
 const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
   'job.set': jobSet,
@@ -48,10 +50,13 @@ export interface EngineOptions {
   readonly observer?: EngineObserver;
   readonly onPersistError: (err: unknown) => void;
   readonly onCommandError?: (err: unknown) => void;
+  /** Where the runner pool's results wait for the next tick (a new queue when not given). */
+  readonly results?: ExecutionResults;
 }
 
 export class Engine {
-  readonly changes: Changes;
+  private readonly changes: Changes;
+  private readonly results: ExecutionResults;
   private readonly commits: CommitQueue;
   private readonly firing: Firing;
   private readonly ctx: EngineContext;
@@ -62,9 +67,12 @@ export class Engine {
     this.onError = opts.onCommandError ?? (() => {});
     this.changes = new Changes(opts.jobs, opts.rules, opts.journal);
     this.commits = new CommitQueue(opts.journal, this.changes, opts.onPersistError);
-    this.ctx = { changes: this.changes, stat: opts.stat };
+    this.ctx = { changes: this.changes, jobs: opts.jobs, rules: opts.rules, stat: opts.stat };
     this.observer = opts.observer;
-    this.firing = new Firing(this.changes, opts.dispatch, opts.observer);
+    this.results = opts.results ?? new ExecutionResults();
+    this.firing = new Firing({
+      changes: this.changes, jobs: opts.jobs, rules: opts.rules, results: this.results, dispatch: opts.dispatch, observer: opts.observer,
+    });
   }
 
   /** Applies a batch now; `done` gets the replies once the batch's changes are durable. */
@@ -104,16 +112,12 @@ export class Engine {
 
   /** A runner finished; applied at the next tick. */
   result(jobId: string, attempt: string, success: boolean): void {
-    this.firing.queueResult(jobId, attempt, success);
+    this.results.push(jobId, attempt, success);
   }
 
   /** After replay, before the first tick: jobs left `triggered` on disk run again (at-least-once). */
   redispatchTriggered(): number {
     return this.firing.redispatchTriggered();
-  }
-
-  nextDue(): bigint | undefined {
-    return this.changes.jobs.nextDue();
   }
 }
 

@@ -31,7 +31,7 @@ import { MAX_LIST_ITEMS, MAX_STRING_BYTES } from '../domain/limits.ts';
 import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
 import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import type { HttpMethod, RedisCommand, RunnerSpec } from '../domain/runner-spec.ts';
-import type { LogRecord } from './record.ts';
+import type { LogRecord } from '../engine/journal.ts';
 
 export const FRAME_HEADER_BYTES = 4;
 /**

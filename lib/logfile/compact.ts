@@ -7,7 +7,7 @@
 //  1. Rotate (skipped when C already exists: a leftover is folded instead). With the journal
 //     held (no round in flight): rename L -> C, open a fresh L, switch the journal to it,
 //     fsync the directory. Only then may new appends be acknowledged.
-//  2. Fold C into T in a child process at the lowest CPU priority (fold-runner.ts): last
+//  2. Fold C into T in a child process at the lowest CPU priority (cluster/fold-process.ts): last
 //     record per (kind, identifier); removals drop the entry; a job and a rule with the same
 //     identifier are distinct. T is fsynced.
 //  3. Append L's durable bytes to T (in passes, without holding the journal), then hold the
@@ -43,7 +43,7 @@ import { MAX_TIMER_MS } from '../clock.ts';
 import type { CompressionState } from '../domain/stat.ts';
 import type { Logger } from '../log.ts';
 import type { FoldResult } from './fold.ts';
-import { FoldProcess, type Folds } from './fold-runner.ts';
+import type { Folds } from './folds.ts';
 import { compactingPath, exists, fsyncDir, toCompressPath, writeFully } from './fsutil.ts';
 import type { FileJournal } from './writer.ts';
 
@@ -55,8 +55,8 @@ export interface CompactorOptions {
   /** Seconds between cycles; 0 disables the timer (a leftover is still folded at start()). */
   readonly intervalSec: number;
   readonly log: Logger;
-  /** Where folds run (default: a FoldProcess spawned at the first cycle); closed by stop(). */
-  readonly folds?: Folds;
+  /** Where folds run (the primary's compaction child: cluster/fold-process.ts); closed by stop(). */
+  readonly folds: Folds;
   /** Called after every cycle that ran (telemetry). */
   readonly onCycle?: (outcome: 'success' | 'failure') => void;
 }
@@ -94,7 +94,7 @@ export class Compactor {
     this.journal = opts.journal;
     this.intervalMs = opts.intervalSec * 1000;
     this.log = opts.log;
-    this.folds = opts.folds ?? new FoldProcess();
+    this.folds = opts.folds;
     this.onCycle = opts.onCycle;
   }
 

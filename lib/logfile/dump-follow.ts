@@ -21,7 +21,7 @@ import { formatRecord } from './dump-format.ts';
 import type { DumpFormat } from './dump-format.ts';
 import { LineSink, readRange, readWholeFile } from './dump-read.ts';
 import { isNotFound, toCompressPath } from './fsutil.ts';
-import type { LogRecord } from './record.ts';
+import type { LogRecord } from '../engine/journal.ts';
 
 export interface FollowContext {
   readonly path: string;

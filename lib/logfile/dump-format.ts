@@ -18,7 +18,7 @@
 // by the same function as the HTTP API's (runnerToJson).
 import { formatRuleArgs, quoteArg } from '../domain/arguments.ts';
 import { runnerToJson } from '../domain/runner-spec.ts';
-import type { LogRecord } from './record.ts';
+import type { LogRecord } from '../engine/journal.ts';
 
 export type DumpFormat = 'text' | 'json';
 

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { isNotFound } from './fsutil.ts';
-import type { LogRecord } from './record.ts';
+import type { LogRecord } from '../engine/journal.ts';
 import { scanFile } from './replay.ts';
 
 // Output is flushed after each window: small enough for `dump | head` to answer at once.

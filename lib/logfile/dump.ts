@@ -13,7 +13,7 @@ import { formatRecord } from './dump-format.ts';
 import type { DumpFormat } from './dump-format.ts';
 import { followLogfile } from './dump-follow.ts';
 import { LineSink, readRange } from './dump-read.ts';
-import type { LogRecord } from './record.ts';
+import type { LogRecord } from '../engine/journal.ts';
 import { LogfileCorruptError } from './replay.ts';
 
 export const DUMP_USAGE = 'Usage: tickd dump LOGFILE [--format text|json] [--compact] [--follow]\n';

@@ -1,6 +1,6 @@
 // The fold at the heart of compaction: keep the last frame per (kind, identifier), drop the
 // entries whose last record is a removal, write what is left to a new file and fsync it.
-// Runs in the compaction child process (compact-child.ts), never on the primary's event
+// Runs in the compaction child process (cluster/fold-child.ts), never on the primary's event
 // loop. Frames are copied byte for byte (after being fully decoded, so a damaged source is
 // refused rather than propagated): the output is a valid logfile replaying to the same state.
 //

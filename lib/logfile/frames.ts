@@ -4,7 +4,7 @@
 // that does not decode throws RecordDecodeError; a declared length above MAX_PAYLOAD_BYTES is
 // corruption even when incomplete, so one damaged header cannot pass for a torn tail.
 import { decodePayload, FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, RecordDecodeError } from './codec.ts';
-import type { LogRecord } from './record.ts';
+import type { LogRecord } from '../engine/journal.ts';
 
 /**
  * Length of the payload of the frame at buf[at], or -1 if the header itself is incomplete.

@@ -1,14 +1,15 @@
 // Startup wiring of logfile persistence, in the only safe order: replay (leftover
 // `.to_compress` first, then the log) -> journal on the log -> compactor (not started).
-// The compactor's fold process is spawned before the replay, while the heap is small: a
-// spawn forks the primary, and the fork of a full heap stalls the event loop (fold-runner.ts).
+// The compactor's folds are started before the replay, while the heap is small: the primary's
+// fold process is spawned then, because a spawn forks the primary and the fork of a full heap
+// stalls the event loop (cluster/fold-process.ts).
 // The caller starts the compactor once the daemon is ready, and at shutdown stops the
 // compactor before closing the journal.
 import type { Logger } from '../log.ts';
 import { Compactor } from './compact.ts';
-import { FoldProcess } from './fold-runner.ts';
+import type { Folds } from './folds.ts';
 import { exists, toCompressPath } from './fsutil.ts';
-import type { LogRecord } from './record.ts';
+import type { LogRecord } from '../engine/journal.ts';
 import { replayStartup } from './replay.ts';
 import type { StartupReplay } from './replay.ts';
 import { FileJournal } from './writer.ts';
@@ -19,6 +20,8 @@ export interface OpenLogfileOptions {
   /** `compression_interval` in seconds; 0 disables the periodic cycle. */
   readonly compressionIntervalSec: number;
   readonly log: Logger;
+  /** Where the compactor's folds run; closed here if opening fails, else by the compactor's stop(). */
+  readonly folds: Folds;
   /** Gets every replayed record, in order, before the journal opens. */
   readonly onRecord: (rec: LogRecord) => void;
   /** After each compaction cycle that ran (telemetry counter). */
@@ -33,7 +36,7 @@ export interface OpenedLogfile {
 
 /** Throws LogfileCorruptError (replay.ts) for a complete record that does not decode. */
 export async function openLogfile(opts: OpenLogfileOptions): Promise<OpenedLogfile> {
-  const folds = new FoldProcess({ log: opts.log });
+  const { folds } = opts;
   try {
     if (opts.compressionIntervalSec > 0 || (await exists(toCompressPath(opts.path)))) folds.start();
     const replay = await replayStartup(opts.path, opts.onRecord, opts.log);

@@ -17,7 +17,7 @@ import type { Logger } from '../log.ts';
 import { FRAME_HEADER_BYTES, RecordDecodeError } from './codec.ts';
 import { forEachFrame } from './frames.ts';
 import { compactingPath, exists, isNotFound, toCompressPath } from './fsutil.ts';
-import type { LogRecord } from './record.ts';
+import type { LogRecord } from '../engine/journal.ts';
 
 const CHUNK_BYTES = 8 * 1024 * 1024;
 

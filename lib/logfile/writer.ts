@@ -1,4 +1,4 @@
-// The journal the engine persists through (record.ts `Journal`); memory mode has none.
+// The journal the engine persists through (lib/engine/journal.ts `Journal`); memory mode has none.
 //
 // FileJournal does group commit. append() encodes the frame at once into a pending chunk
 // list (so a record that cannot be stored throws right there); flush() asks for a "round":
@@ -23,7 +23,7 @@ import { open } from 'node:fs/promises';
 import type { Logger } from '../log.ts';
 import { frameSize, writeFrame } from './codec.ts';
 import { fsyncDir, LOGFILE_MODE } from './fsutil.ts';
-import type { Journal, LogRecord } from './record.ts';
+import type { Journal, LogRecord } from '../engine/journal.ts';
 
 /** The file operations a journal needs; tests inject failing or counting ones. */
 export interface JournalFile {

@@ -11,7 +11,7 @@
 // - After stop() begins, nothing new starts: queued executions are dropped, later submits too.
 import { performance } from 'node:perf_hooks';
 import { errorText, type Execution, type RunnerContext, type RunnerFn } from './execution.ts';
-import { runExecution } from './run.ts';
+import { runExecution } from './run-by-kind.ts';
 
 export interface RunnerPoolOptions {
   maxInflight: number;

@@ -10,7 +10,6 @@ export class Ticker {
   private nextAt = 0n;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
-  ticks = 0;
 
   constructor(hz: number, onTick: () => void) {
     this.periodNs = BigInt(Math.round(1e9 / hz));
@@ -35,7 +34,6 @@ export class Ticker {
     if (!this.running) return;
     let now = process.hrtime.bigint();
     while (now >= this.nextAt) {
-      this.ticks++;
       this.onTick();
       this.nextAt += this.periodNs;
       now = process.hrtime.bigint();

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { existsSync, mkdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeRecord } from '../../lib/logfile/codec.ts';
-import type { LogRecord } from '../../lib/logfile/record.ts';
+import type { LogRecord } from '../../lib/engine/journal.ts';
 import { Daemon } from '../helpers/daemon.ts';
 import { LineClient, stat, waitFor } from '../helpers/client.ts';
 import { alive, childrenRunning } from '../helpers/procfs.ts';
@@ -116,7 +116,7 @@ describe('compaction', function () {
     const dir = tempDir();
     for (const end of ['stop', 'kill'] as const) {
       const daemon = await logfileDaemon(dir, { compression_interval: 3600 });
-      const children = childrenRunning(daemon.proc.pid!, 'compact-child.ts');
+      const children = childrenRunning(daemon.proc.pid!, 'fold-child.ts');
       expect(children).to.have.length(1);
       if (end === 'stop') expect((await daemon.stop()).code).to.equal(0);
       else await daemon.kill();
@@ -124,7 +124,7 @@ describe('compaction', function () {
     }
     const noCompaction = await logfileDaemon(dir, { compression_interval: 0 });
     try {
-      expect(childrenRunning(noCompaction.proc.pid!, 'compact-child.ts')).to.deep.equal([]); // nothing to fold, no child
+      expect(childrenRunning(noCompaction.proc.pid!, 'fold-child.ts')).to.deep.equal([]); // nothing to fold, no child
     } finally {
       await noCompaction.stop();
     }

@@ -1,5 +1,5 @@
 // The primary asks the kernel for a short scheduler slice for its main thread, which runs the
-// tick (lib/scheduler/short-slice.ts), and nothing it starts inherits it.
+// tick (cluster/short-slice.ts), and nothing it starts inherits it.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,10 +1,13 @@
-// What a command handler may touch: the change tracker (stores + journal) and the STAT source.
+// What a command handler may touch: the stores to read (read-only views), the change tracker
+// for every write (it journals and can roll back), and the STAT source.
 import type { Command, Reply } from '../../domain/command.ts';
 import type { StatValues } from '../../domain/stat.ts';
-import type { Changes } from '../changes.ts';
+import type { Changes, ReadonlyJobs, ReadonlyRules } from '../changes.ts';
 
 export interface EngineContext {
   readonly changes: Changes;
+  readonly jobs: ReadonlyJobs;
+  readonly rules: ReadonlyRules;
   readonly stat: () => StatValues;
 }
 

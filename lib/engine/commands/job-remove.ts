@@ -3,7 +3,7 @@ import { notFound } from '../../errors.ts';
 import { DONE, type Handler } from './context.ts';
 
 export const jobRemove: Handler<'job.remove'> = (ctx, cmd) => {
-  if (ctx.changes.jobs.get(cmd.id) === undefined) return notFound('job', cmd.id);
+  if (ctx.jobs.get(cmd.id) === undefined) return notFound('job', cmd.id);
   ctx.changes.deleteJob(cmd.id);
   return DONE;
 };

@@ -3,7 +3,7 @@ import { notFound } from '../../errors.ts';
 import { DONE, type Handler } from './context.ts';
 
 export const ruleRemove: Handler<'rule.remove'> = (ctx, cmd) => {
-  if (ctx.changes.rules.get(cmd.id) === undefined) return notFound('rule', cmd.id);
+  if (ctx.rules.get(cmd.id) === undefined) return notFound('rule', cmd.id);
   ctx.changes.deleteRule(cmd.id);
   return DONE;
 };

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import type { Command, Reply } from '../../../lib/domain/command.ts';
 import { Engine } from '../../../lib/engine/engine.ts';
-import type { Journal, LogRecord } from '../../../lib/logfile/record.ts';
+import type { Journal, LogRecord } from '../../../lib/engine/journal.ts';
 import { JobStore } from '../../../lib/store/jobs.ts';
 import { RuleStore } from '../../../lib/store/rules.ts';
 import type { StatValues } from '../../../lib/domain/stat.ts';
@@ -108,6 +108,22 @@ describe('engine', () => {
     engine.result('x.1', second, true);
     engine.tick(260n);
     expect(jobs.get('x.1')!.status).to.equal('executed');
+  });
+
+  it('re-dispatches only jobs left triggered by an earlier process, whenever it runs', () => {
+    const { engine, run, jobs, dispatched } = setup(null);
+    jobs.put({ id: 'x.left', execution: 5n, status: 'triggered' }); // as replayed from disk
+    run([
+      { op: 'rule.set', rule: { id: 'r', pattern: 'x.', runner: { type: 'shell', command: 'true' } } },
+      { op: 'job.set', id: 'x.due', execution: 10n },
+    ]);
+    engine.tick(100n); // fires x.due: now triggered under this process's attempt
+    expect(engine.redispatchTriggered()).to.equal(1);
+    expect(dispatched.map((d) => d.id)).to.deep.equal(['x.due', 'x.left']);
+    expect(engine.redispatchTriggered()).to.equal(0); // x.left now has an attempt too
+    engine.result('x.left', dispatched[1]!.attempt, true);
+    engine.tick(101n);
+    expect(jobs.get('x.left')!.status).to.equal('executed');
   });
 
   it('a command that throws fails alone', () => {

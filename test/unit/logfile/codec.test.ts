@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { decodePayload, encodeRecord, MAX_PAYLOAD_BYTES, RecordDecodeError, RecordEncodeError } from '../../../lib/logfile/codec.ts';
 import { foldRecord, forEachFrame, isRemoval, recordKey } from '../../../lib/logfile/frames.ts';
-import type { LogRecord } from '../../../lib/logfile/record.ts';
+import type { LogRecord } from '../../../lib/engine/journal.ts';
 
 /** Bytes from numbers and ASCII text (text is spelled out only to keep the vectors readable). */
 function bytes(...parts: (number | string)[]): Buffer {

@@ -8,22 +8,18 @@ import { silentLogger } from '../../../lib/log.ts';
 import { encodeRecord } from '../../../lib/logfile/codec.ts';
 import { isRemoval, recordKey } from '../../../lib/logfile/frames.ts';
 import { Compactor } from '../../../lib/logfile/compact.ts';
-import { FoldProcess, type FoldRunner, type Folds } from '../../../lib/logfile/fold-runner.ts';
 import { formatJson } from '../../../lib/logfile/dump-format.ts';
 import { foldLogfile } from '../../../lib/logfile/fold.ts';
-import type { LogRecord } from '../../../lib/logfile/record.ts';
+import type { LogRecord } from '../../../lib/engine/journal.ts';
 import { replayStartup } from '../../../lib/logfile/replay.ts';
 import { FileJournal } from '../../../lib/logfile/writer.ts';
+import type { FoldRunner } from '../../../lib/logfile/folds.ts';
+import { inProcessFolds } from '../../helpers/folds.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 const job = (id: string, execution: bigint, status: 'planned' | 'executed' = 'planned'): LogRecord => ({ t: 'job', job: { id, execution, status } });
 const rule = (id: string, command: string): LogRecord => ({ t: 'rule', rule: { id, pattern: id, runner: { type: 'shell', command } } });
 
-/** A real FoldProcess whose runs go through `wrap`. */
-function wrapped(wrap: (real: FoldRunner) => FoldRunner): Folds {
-  const real = new FoldProcess();
-  return { run: wrap(real.run), close: () => real.close() };
-}
 
 /** The state a sequence of records leaves: key -> canonical JSON of the last value. */
 function stateOf(records: Iterable<LogRecord>): Map<string, string> {
@@ -76,7 +72,7 @@ describe('logfile/compact', () => {
     const records = history();
     await write(journal, records);
     const before = statSync(path).size;
-    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger() });
+    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds: inProcessFolds() });
     expect(compactor.state).to.equal('idle');
     expect(await compactor.runOnce()).to.equal('success');
     expect([compactor.state, compactor.compactions]).to.deep.equal(['success', 1]);
@@ -97,7 +93,7 @@ describe('logfile/compact', () => {
     await write(journal, records);
     const folding = gate();
     const release = gate();
-    const folds = wrapped((real) => (src, dst) => {
+    const folds = inProcessFolds((real) => (src, dst) => {
       const run = real(src, dst);
       return { result: (async () => { folding.open(); await release.wait; return run.result; })(), cancel: run.cancel };
     });
@@ -130,7 +126,7 @@ describe('logfile/compact', () => {
     const journal = await openJournal(path);
     let cycled!: (outcome: string) => void;
     const done = new Promise<string>((resolve) => { cycled = resolve; });
-    const compactor = new Compactor({ path, journal, intervalSec: 3600, log: silentLogger(), onCycle: cycled });
+    const compactor = new Compactor({ path, journal, intervalSec: 3600, log: silentLogger(), onCycle: cycled, folds: inProcessFolds() });
     compactor.start();
     expect(await done).to.equal('success');
     await compactor.stop();
@@ -145,7 +141,7 @@ describe('logfile/compact', () => {
     const records = history();
     await write(journal, records);
     let failNext = true;
-    const folds = wrapped((real) => (src, dst) => {
+    const folds = inProcessFolds((real) => (src, dst) => {
       if (!failNext) return real(src, dst);
       failNext = false;
       return { result: Promise.reject(new Error('injected')), cancel() {} };
@@ -175,7 +171,7 @@ describe('logfile/compact', () => {
       folding.open();
       return { result, cancel };
     };
-    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds: { run: fold, close: async () => {} } });
+    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds: { run: fold, start() {}, close: async () => {} } });
     const outcome = compactor.runOnce();
     await folding.wait;
     await compactor.stop();
@@ -207,7 +203,7 @@ describe('logfile/compact', () => {
   it('an empty log is a quick success that touches nothing', async () => {
     const path = join(tempDir(), 'log');
     const journal = await openJournal(path);
-    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger() });
+    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds: inProcessFolds() });
     expect(await compactor.runOnce()).to.equal('success');
     expect(existsSync(`${path}.to_compress`)).to.equal(false);
     await compactor.stop();
@@ -221,7 +217,7 @@ describe('logfile/compact', () => {
     await write(journal, records);
     let runs = 0;
     let during: LogRecord[] = [];
-    const folds = wrapped((real) => (src, dst) => {
+    const folds = inProcessFolds((real) => (src, dst) => {
       runs++;
       const run = real(src, dst);
       // appended while the fold runs: they land in the compacted file's tail
@@ -304,7 +300,7 @@ describe('logfile/compact', () => {
       writeFileSync(path, Buffer.concat([await compacted(dir), bytesOf(fresh)]));
       copyFileSync(path, join(dir, 'copy'));
       const journal = await openJournal(path);
-      const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger() });
+      const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds: inProcessFolds() });
       expect(await compactor.runOnce()).to.equal('success');
       await compactor.stop();
       await journal.close();

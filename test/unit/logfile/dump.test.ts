@@ -9,9 +9,10 @@ import { encodeRecord } from '../../../lib/logfile/codec.ts';
 import { Compactor } from '../../../lib/logfile/compact.ts';
 import { runDump } from '../../../lib/logfile/dump.ts';
 import type { DumpOptions } from '../../../lib/logfile/dump.ts';
-import type { LogRecord } from '../../../lib/logfile/record.ts';
+import type { LogRecord } from '../../../lib/engine/journal.ts';
 import { FileJournal } from '../../../lib/logfile/writer.ts';
 import { tempDir } from '../../helpers/tmp.ts';
+import { inProcessFolds } from '../../helpers/folds.ts';
 
 const FIXTURE = new URL('../../fixtures/logfile/ztick-v1.log', import.meta.url);
 
@@ -165,7 +166,7 @@ describe('logfile/dump', () => {
     await until(() => out.lines.length === 201, 'the appended line');
     expect(out.lines[200]).to.equal('{"type":"job","id":"live","execution":1,"status":"planned"}');
 
-    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger() });
+    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds: inProcessFolds() });
     const cycle = compactor.runOnce();
     journal.append(job('during', 2n));
     journal.append({ t: 'job.removed', id: 'j5' });

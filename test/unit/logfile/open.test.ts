@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { silentLogger } from '../../../lib/log.ts';
 import { encodeRecord } from '../../../lib/logfile/codec.ts';
 import { openLogfile } from '../../../lib/logfile/open.ts';
-import type { LogRecord } from '../../../lib/logfile/record.ts';
+import type { LogRecord } from '../../../lib/engine/journal.ts';
 import { replayStartup } from '../../../lib/logfile/replay.ts';
 import { tempDir } from '../../helpers/tmp.ts';
+import { inProcessFolds } from '../../helpers/folds.ts';
 
 const job = (id: string, execution: bigint): LogRecord => ({ t: 'job', job: { id, execution, status: 'planned' } });
 
@@ -20,7 +21,7 @@ describe('logfile/open', () => {
     let cycled!: (outcome: string) => void;
     const cycle = new Promise<string>((r) => { cycled = r; });
     const opened = await openLogfile({
-      path, fsync: true, compressionIntervalSec: 0, log: silentLogger(), onRecord: (r) => replayed.push(r), onCompaction: cycled,
+      path, fsync: true, compressionIntervalSec: 0, log: silentLogger(), folds: inProcessFolds(), onRecord: (r) => replayed.push(r), onCompaction: cycled,
     });
     expect(replayed).to.deep.equal([job('a', 1n), job('b', 1n), job('a', 2n), { t: 'job.removed', id: 'b' }]);
     expect(opened.replay).to.deep.equal({ records: 4, tornBytes: 0, leftover: true });

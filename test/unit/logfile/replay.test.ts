@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../../lib/log.ts';
 import type { Logger } from '../../../lib/log.ts';
 import { encodeRecord } from '../../../lib/logfile/codec.ts';
-import type { LogRecord } from '../../../lib/logfile/record.ts';
+import type { LogRecord } from '../../../lib/engine/journal.ts';
 import { LogfileCorruptError, replayLogfile, replayStartup } from '../../../lib/logfile/replay.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 

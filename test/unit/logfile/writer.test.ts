@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../../lib/log.ts';
 import { encodeRecord, RecordEncodeError } from '../../../lib/logfile/codec.ts';
 import { forEachFrame } from '../../../lib/logfile/frames.ts';
-import type { LogRecord } from '../../../lib/logfile/record.ts';
+import type { LogRecord } from '../../../lib/engine/journal.ts';
 import { appendFileOpener, FileJournal, JournalClosedError, JournalWriteError } from '../../../lib/logfile/writer.ts';
 import type { JournalFile, OpenJournalFile } from '../../../lib/logfile/writer.ts';
 import { tempDir } from '../../helpers/tmp.ts';

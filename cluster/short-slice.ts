@@ -13,11 +13,7 @@
 // processes and the compaction child (it also resets a negative nice value in them). The
 // spawn forks the caller: do it while its heap is small (before the replay).
 import { spawn } from 'node:child_process';
-
-/** The kernel's smallest slice, in microseconds. */
-export const MIN_SLICE_US = 100;
-/** The kernel's largest slice, in microseconds. */
-export const MAX_SLICE_US = 100_000;
+import { MAX_SLICE_US, MIN_SLICE_US } from '../lib/cli.ts';
 
 export type SliceOutcome =
   | { readonly applied: true; readonly sliceUs: number }

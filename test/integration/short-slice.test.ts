@@ -5,11 +5,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
-import { requestShortSlice } from '../../../lib/scheduler/short-slice.ts';
-import { waitFor } from '../../helpers/client.ts';
-import { customSlicesHere, schedSlice } from '../../helpers/procfs.ts';
+import { requestShortSlice } from '../../cluster/short-slice.ts';
+import { waitFor } from '../helpers/client.ts';
+import { customSlicesHere, schedSlice } from '../helpers/procfs.ts';
 
-describe('scheduler/short-slice', function () {
+describe('cluster/short-slice', function () {
   this.timeout(10000);
   const children: ChildProcess[] = [];
   const start = (file: string, args: string[]): ChildProcess => {

@@ -1,5 +1,7 @@
-// Where a compaction's fold runs: a long-lived child process at the lowest CPU priority, so
-// that on a small machine the tick never waits for it.
+// The primary's side of the compaction child role (cluster/fold-child.ts; messages in
+// cluster/ipc/fold-messages.ts): where a compaction's fold runs, a long-lived child process at
+// the lowest CPU priority, so that on a small machine the tick never waits for it. It is the
+// Folds the logfile's compactor is given (lib/logfile/folds.ts).
 //
 // Why a process and not a worker thread: a worker thread shares the primary's V8 platform
 // threads (its GC and JIT run there at normal priority) and its libuv pool (its file reads),
@@ -25,31 +27,12 @@ import { accessSync, constants } from 'node:fs';
 import { once } from 'node:events';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../log.ts';
-import type { FoldResult } from './fold.ts';
+import type { Logger } from '../lib/log.ts';
+import type { FoldResult } from '../lib/logfile/fold.ts';
+import type { FoldRunner, Folds } from '../lib/logfile/folds.ts';
+import type { FromFoldChild, ToFoldChild } from './ipc/fold-messages.ts';
 
-/** Runs a fold of `src` into the new file `dst`; cancel() abandons it (its promise then rejects). */
-export type FoldRunner = (src: string, dst: string) => { readonly result: Promise<FoldResult>; cancel(): void };
-
-/** Something that runs folds and is closed at the end (FoldProcess, or a test's stand-in). */
-export interface Folds {
-  readonly run: FoldRunner;
-  close(): Promise<void>;
-}
-
-/** The primary's request: fold `src` into `dst`, which must not exist yet. */
-export interface FoldJob {
-  readonly src: string;
-  readonly dst: string;
-}
-/** The child's answer to one FoldJob. */
-export type FoldReply = { readonly ok: true; readonly result: FoldResult } | { readonly ok: false; readonly message: string };
-/** The child's first message: it runs (so chrt, if used, did its part). */
-export interface FoldReady {
-  readonly ready: true;
-}
-
-const CHILD_ENTRY = fileURLToPath(new URL('./compact-child.ts', import.meta.url));
+const CHILD_ENTRY = fileURLToPath(new URL('./fold-child.ts', import.meta.url));
 
 let chrtPath: string | null | undefined;
 
@@ -96,7 +79,7 @@ function keepAlive(child: ChildProcess, on: boolean): void {
 }
 
 interface Waiting {
-  readonly job: FoldJob;
+  readonly job: ToFoldChild;
   resolve(result: FoldResult): void;
   reject(err: Error): void;
 }
@@ -128,14 +111,14 @@ export class FoldProcess implements Folds {
     if (this.closed || this.waiting !== null) {
       return { result: Promise.reject(new Error(this.closed ? 'the fold process is closed' : 'a fold is already running')), cancel() {} };
     }
-    const job: FoldJob = { src, dst };
+    const job: ToFoldChild = { t: 'fold', src, dst };
     const result = new Promise<FoldResult>((resolve, reject) => { this.waiting = { job, resolve, reject }; });
     this.send(job);
     // the child may be replaced (chrt refused) before the fold ends: kill whichever runs it
     return { result, cancel: () => void this.child?.kill('SIGKILL') };
   };
 
-  private send(job: FoldJob): void {
+  private send(job: ToFoldChild): void {
     this.start();
     const child = this.child!;
     keepAlive(child, true); // a fold in progress keeps the primary's loop alive, an idle child does not
@@ -159,15 +142,24 @@ export class FoldProcess implements Folds {
     const { file, args } = foldCommand(this.chrt);
     const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     let ready = false;
-    child.on('message', (reply: FoldReply | FoldReady) => {
-      if ('ready' in reply) {
-        ready = true;
-        return;
+    child.on('message', (msg: FromFoldChild) => {
+      switch (msg.t) {
+        case 'ready':
+          ready = true;
+          return;
+        case 'folded':
+          keepAlive(child, false);
+          this.settle()?.resolve(msg.result);
+          return;
+        case 'fold-failed':
+          keepAlive(child, false);
+          this.settle()?.reject(new Error(msg.message));
+          return;
+        default: {
+          const never: never = msg;
+          this.log?.warn({ msg: never }, 'unknown message from the compaction child');
+        }
       }
-      keepAlive(child, false);
-      const waiting = this.settle();
-      if (reply.ok) waiting?.resolve(reply.result);
-      else waiting?.reject(new Error(reply.message));
     });
     child.on('error', (err) => this.lost(child, ready, err));
     child.on('exit', (code, signal) => this.lost(child, ready, new Error(`the compaction child exited (${signal ?? `code ${code}`}) without a result`)));

@@ -4,8 +4,9 @@
 import type { Config } from '../config/schema.ts';
 import type { CompressionState } from '../domain/stat.ts';
 import { StartupError } from '../errors.ts';
+import type { Folds } from '../logfile/folds.ts';
 import { openLogfile } from '../logfile/open.ts';
-import type { Journal, LogRecord } from '../logfile/record.ts';
+import type { Journal, LogRecord } from '../engine/journal.ts';
 import { LogfileCorruptError } from '../logfile/replay.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
@@ -35,9 +36,14 @@ export function applyRecord(jobs: JobStore, rules: RuleStore, rec: LogRecord): v
   }
 }
 
-export async function openStorage(config: Config, jobs: JobStore, rules: RuleStore, log: Logger): Promise<Storage> {
+/**
+ * `folds` runs logfile compactions (the primary's compaction child); unused, and closed at
+ * once, in memory mode.
+ */
+export async function openStorage(config: Config, jobs: JobStore, rules: RuleStore, log: Logger, folds: Folds): Promise<Storage> {
   const db = config.database;
   if (db.persistence === 'memory') {
+    await folds.close();
     return { path: null, journal: null, compression: () => 'idle', compactions: () => 0, startCompaction() {}, close: async () => {} };
   }
   let opened;
@@ -47,6 +53,7 @@ export async function openStorage(config: Config, jobs: JobStore, rules: RuleSto
       fsync: db.fsync_on_persist,
       compressionIntervalSec: db.compression_interval,
       log: log.child({ component: 'logfile' }),
+      folds,
       onRecord: (rec) => applyRecord(jobs, rules, rec),
     });
   } catch (err) {

@@ -1,4 +1,5 @@
-// Dispatch of one execution to the runner of its kind. Each log line of the attempt carries the
+// Dispatch of one execution to the implementation of its runner's kind (the rule, and so the
+// runner, was chosen when the job fired: lib/scheduler/firing.ts). Each log line of the attempt carries the
 // attempt id, the job and the runner kind. Never rejects: a runner that throws anyway (a bug)
 // still yields a result, false.
 import type { Logger } from '../log.ts';

@@ -5,16 +5,16 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
-import { encodeRecord } from '../../../lib/logfile/codec.ts';
+import { encodeRecord } from '../../lib/logfile/codec.ts';
 import bunyan from 'bunyan';
-import { FoldProcess, findChrt, type FoldProcessOptions } from '../../../lib/logfile/fold-runner.ts';
-import type { LogRecord } from '../../../lib/logfile/record.ts';
-import { waitFor } from '../../helpers/client.ts';
-import { alive, childrenRunning } from '../../helpers/procfs.ts';
-import { tempDir } from '../../helpers/tmp.ts';
+import { FoldProcess, findChrt, type FoldProcessOptions } from '../../cluster/fold-process.ts';
+import type { LogRecord } from '../../lib/engine/journal.ts';
+import { waitFor } from '../helpers/client.ts';
+import { alive, childrenRunning } from '../helpers/procfs.ts';
+import { tempDir } from '../helpers/tmp.ts';
 
 const SCHED_IDLE = 5;
-const RUNNER = new URL('../../../lib/logfile/fold-runner.ts', import.meta.url);
+const RUNNER = new URL('../../cluster/fold-process.ts', import.meta.url);
 const job = (id: string, execution: bigint): LogRecord => ({ t: 'job', job: { id, execution, status: 'planned' } });
 
 const policyOf = (pid: number, tid: string): number => Number(/^policy\s*:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${tid}/sched`, 'utf8'))?.[1]);
@@ -35,7 +35,7 @@ async function withFolds(body: (folds: FoldProcess) => Promise<void>, opts: Fold
   }
 }
 
-describe('logfile/fold-runner', function () {
+describe('cluster/fold-process', function () {
   before(function () {
     if (process.platform !== 'linux') this.skip(); // /proc
   });
@@ -111,7 +111,7 @@ describe('logfile/fold-runner', function () {
     const primary = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
     try {
       let child = 0;
-      await waitFor(() => { [child = 0] = childrenRunning(primary.pid!, 'compact-child.ts'); return child > 0; }, 10_000, 'the fold child');
+      await waitFor(() => { [child = 0] = childrenRunning(primary.pid!, 'fold-child.ts'); return child > 0; }, 10_000, 'the fold child');
       primary.kill('SIGKILL');
       await waitFor(() => !alive(child), 10_000, 'the orphaned fold child to end');
     } finally {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
-import { runExecution } from '../../../lib/runner/run.ts';
+import { runExecution } from '../../../lib/runner/run-by-kind.ts';
 import { capturingContext, makeExecution, neverAborted } from './context.ts';
 
 describe('runner/run', () => {

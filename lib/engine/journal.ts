@@ -1,6 +1,8 @@
-// What the engine persists: full-state records (a job or rule as it now is) and removals.
-// Replaying them in order rebuilds the store; replaying a prefix twice is harmless because
-// every record states a whole value (this is what makes compaction crash-safe).
+// The seam through which the engine persists, and what it persists: full-state records (a
+// job or rule as it now is) and removals. Replaying them in order rebuilds the store;
+// replaying a prefix twice is harmless because every record states a whole value (this is
+// what makes compaction crash-safe). The engine knows only this file: the logfile
+// (lib/logfile/writer.ts) implements Journal, and so will any other durable log.
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
 

@@ -1,0 +1,53 @@
+// Compaction child role (spawned by cluster/fold-process.ts; messages in
+// cluster/ipc/fold-messages.ts). For each 'fold' from the primary (one at a time): fold the
+// source into a new output (lib/logfile/fold.ts) and answer 'folded' or 'fold-failed'.
+// It lives only as long as its primary: a lost IPC channel ends it at once.
+import { readdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { foldLogfile } from '../lib/logfile/fold.ts';
+import type { FromFoldChild, ToFoldChild } from './ipc/fold-messages.ts';
+
+/**
+ * Nice 19 for every thread of this process (Linux addresses a thread by its TID). Threads
+ * started later inherit it from the main thread. Best effort: elsewhere, nothing happens.
+ */
+function lowestPriority(): void {
+  try {
+    for (const tid of readdirSync('/proc/self/task')) setPriority(Number(tid), 19);
+  } catch {
+    // not Linux
+  }
+}
+
+async function fold(src: string, dst: string): Promise<FromFoldChild> {
+  try {
+    return { t: 'folded', result: await foldLogfile(src, dst) };
+  } catch (err) {
+    return { t: 'fold-failed', message: (err as Error)?.message ?? String(err) };
+  }
+}
+
+function send(msg: FromFoldChild): void {
+  // A failed send means the primary is gone, and 'disconnect' ends this process.
+  process.send?.(msg, undefined, undefined, () => {});
+}
+
+const collect = (globalThis as { gc?: () => void }).gc ?? ((): void => {});
+
+lowestPriority();
+// SIGKILL rather than exit(): exit() joins the libuv pool, which waits for a read in
+// progress, and the point is to stop at once.
+process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+send({ t: 'ready' }); // chrt, if any, let us start
+process.on('message', async (msg: ToFoldChild) => {
+  switch (msg.t) {
+    case 'fold':
+      send(await fold(msg.src, msg.dst));
+      collect(); // the fold's map and buffers are garbage now: give the memory back while idle
+      return;
+    default: {
+      const never: never = msg.t;
+      throw new Error(`unknown message ${String(never)}`);
+    }
+  }
+});

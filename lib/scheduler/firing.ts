@@ -1,0 +1,92 @@
+// Where a due job's runner is chosen, and what comes of it (the job's States and transitions
+// in tickd-protocol(7); tickd(8) for restarts). Each tick: the due jobs, earliest first, get
+// the runner of the rule with the longest matching pattern (RuleStore.match), are marked
+// `triggered` under a new 128-bit attempt id and handed to the runner pool as an execution
+// request (the pool then picks the implementation by runner kind: lib/runner/run-by-kind.ts);
+// a due job no rule matches is `failed`. Results come back through ExecutionResults and move
+// the job to `executed` or `failed`, but only while the job still carries that attempt: the
+// results of attempts orphaned by SET or REMOVE are ignored.
+import type { Job } from '../domain/job.ts';
+import type { Rule } from '../domain/rule.ts';
+import type { Changes, ReadonlyJobs } from '../engine/changes.ts';
+import { newAttemptId } from '../runner/execution.ts';
+import type { RuleStore } from '../store/rules.ts';
+import type { ExecutionResults } from './results.ts';
+
+export type Dispatch = (job: Job, rule: Rule, attempt: string) => void;
+
+export interface FiringObserver {
+  /** `nowNs` is the tick's wall time: `nowNs - job.execution` is how late the job fired. */
+  fired(job: Job, outcome: 'triggered' | 'no-rule', nowNs: bigint): void;
+  finished(jobId: string, success: boolean): void;
+}
+
+/** Jobs taken from the due index per tick at most, so a huge backlog cannot stall the loop. */
+const MAX_FIRE_PER_TICK = 20_000;
+
+export interface FiringParts {
+  readonly changes: Changes;
+  readonly jobs: ReadonlyJobs;
+  readonly rules: RuleStore;
+  readonly results: ExecutionResults;
+  readonly dispatch: Dispatch;
+  readonly observer?: FiringObserver | undefined;
+}
+
+export class Firing {
+  private readonly p: FiringParts;
+
+  constructor(parts: FiringParts) {
+    this.p = parts;
+  }
+
+  applyResults(): void {
+    const { changes, observer } = this.p;
+    for (const r of this.p.results.take()) {
+      if (changes.attemptOf(r.jobId) !== r.attempt) continue; // stale attempt
+      changes.setStatus(r.jobId, r.success ? 'executed' : 'failed');
+      observer?.finished(r.jobId, r.success);
+    }
+  }
+
+  fireDue(nowNs: bigint): void {
+    const { changes, jobs, rules, observer } = this.p;
+    const next = jobs.nextDue();
+    if (next === undefined || next > nowNs) return; // the idle tick: one comparison
+    for (const job of changes.takeDue(nowNs, MAX_FIRE_PER_TICK)) {
+      const rule = rules.match(job.id);
+      if (rule === undefined) {
+        changes.setStatus(job.id, 'failed');
+        observer?.fired(job, 'no-rule', nowNs);
+        continue;
+      }
+      const attempt = newAttemptId();
+      changes.setStatus(job.id, 'triggered', attempt);
+      observer?.fired(job, 'triggered', nowNs);
+      this.p.dispatch(job, rule, attempt);
+    }
+  }
+
+  /**
+   * Dispatches again every `triggered` job no attempt of this process owns: one left so on
+   * disk by an earlier process (at-least-once). A job this process fired carries its attempt
+   * from fireDue on, so it is never dispatched twice, whenever this runs.
+   */
+  redispatchTriggered(): number {
+    const { changes, jobs, rules } = this.p;
+    let n = 0;
+    for (const job of jobs.withStatus('triggered')) {
+      if (changes.attemptOf(job.id) !== undefined) continue;
+      const rule = rules.match(job.id);
+      if (rule === undefined) {
+        changes.setStatus(job.id, 'failed');
+        continue;
+      }
+      const attempt = newAttemptId();
+      changes.retry(job.id, attempt);
+      this.p.dispatch(job, rule, attempt);
+      n++;
+    }
+    return n;
+  }
+}

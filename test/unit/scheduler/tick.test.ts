@@ -1,0 +1,65 @@
+// The tick loop's pacing (lib/scheduler/tick.ts) under fake timers and a fake monotonic clock:
+// the first tick runs at start, tick k is due at start + k*period whatever each tick costs,
+// a loop more than four periods behind skips ahead instead of bursting, and stop() stops.
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { Ticker } from '../../../lib/scheduler/tick.ts';
+
+describe('scheduler/tick', () => {
+  let clock: sinon.SinonFakeTimers;
+  beforeEach(() => { clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'hrtime'] }); });
+  afterEach(() => clock.restore());
+
+  it('ticks at the framerate: once at start, then every period', () => {
+    let n = 0;
+    const t = new Ticker(100, () => { n++; });
+    t.start();
+    expect(n).to.equal(1);
+    clock.tick(1000);
+    expect(n).to.equal(101);
+    t.stop();
+  });
+
+  it('time spent inside a tick shortens the next wait: tick k stays due at start + k*period', () => {
+    let n = 0;
+    const t = new Ticker(100, () => {
+      n++;
+      if (n === 1) clock.tick(7); // the first tick costs 7 of its 10 ms
+    });
+    t.start();
+    clock.tick(2);
+    expect(n).to.equal(1);
+    clock.tick(1); // 10 ms after start, not 10 ms after the first tick ended
+    expect(n).to.equal(2);
+    t.stop();
+  });
+
+  it('a loop blocked for many periods skips ahead instead of firing a burst of ticks', () => {
+    let n = 0;
+    let block = true;
+    const t = new Ticker(100, () => {
+      n++;
+      if (block) { block = false; clock.tick(1000); } // one tick blocks the loop for 100 periods
+    });
+    t.start();
+    const afterBlock = n;
+    expect(afterBlock).to.be.below(7); // at most the 4-period allowance, not 100
+    clock.tick(100);
+    expect(n - afterBlock).to.be.within(9, 11);
+    t.stop();
+  });
+
+  it('stop() cancels the pending tick; start() again resumes', () => {
+    let n = 0;
+    const t = new Ticker(100, () => { n++; });
+    t.start();
+    t.stop();
+    clock.tick(1000);
+    expect(n).to.equal(1);
+    t.start();
+    t.start(); // a second start while running changes nothing
+    clock.tick(100);
+    expect(n).to.equal(12);
+    t.stop();
+  });
+});
