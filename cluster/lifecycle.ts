@@ -1,4 +1,4 @@
-// The primary's one start/stop state machine (decisions §2):
+// The primary's one start/stop state machine (tickd(8) SIGNALS):
 //
 //   starting ──ready()──► ready
 //      │                    │ SIGTERM / SIGINT

@@ -1,6 +1,6 @@
 // Entry of the tickd executable (bin/tickd): argv -> help | version | --check | dump | run.
 // Startup errors print one line `tickd: <scope>: <Name>: <message>` and exit 1; usage errors
-// print the usage and exit 2 (decisions §2).
+// print the usage and exit 2 (tickd(8) EXIT STATUS).
 import { parseCli, USAGE } from '../lib/cli.ts';
 import { StartupError } from '../lib/errors.ts';
 import { VERSION } from '../lib/version.ts';

@@ -1,4 +1,4 @@
-// How the primary stops (decisions §2); when it stops is cluster/lifecycle.ts's business.
+// How the primary stops (tickd(8) SIGNALS); when it stops is cluster/lifecycle.ts's business.
 //
 // The ordered stop, over the parts that exist (a stop during start-up finds only some):
 //   drain the workers (they stop accepting and answer what they received; HTTP gets 5 s;

@@ -1,4 +1,4 @@
-// The one configuration schema (interface.md, Configuration; decisions §2). The loader, the
+// The one configuration schema (tickd.toml(5) SECTIONS AND KEYS, ERRORS). The loader, the
 // sample etc/tickd.toml and the man page table are all checked against this table, so a key
 // exists everywhere or nowhere; the Config type is derived from it, and the loader builds the
 // config object by walking it, so a key is written here and nowhere else.

@@ -23,7 +23,7 @@ export type ReadonlyRules = Pick<RuleStore, 'size' | 'get' | 'page' | 'match'>;
 export class Changes {
   private readonly jobs: JobStore;
   private readonly rules: RuleStore;
-  /** jobId -> id of the attempt whose result may still change the job (tickd-protocol(7) SET). */
+  /** jobId -> id of the attempt whose result may still change the job (doc/execution.md). */
   private readonly attempts = new Map<string, string>();
   private readonly journal: Journal | null;
   private undo: UndoEntry[] = [];

@@ -1,4 +1,4 @@
-// STAT (interface.md; decisions §10): the 15 values, in the spec's order, all O(1).
+// STAT (tickd-protocol(7) STATISTICS): the 15 values, in the order listed there, all O(1).
 import type { StatValues, CompressionState } from '../domain/stat.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';

@@ -1,4 +1,4 @@
-// Background compaction of the logfile (interface.md [database] compression rules, decisions §9).
+// Background compaction of the logfile (tickd.toml(5) [database]; doc/logfile-format.md).
 //
 // Files: L = `<path>` (the journal's log), C = `<path>.to_compress` (the history being
 // folded), T = `<path>.compacting` (the compacted output being built).
@@ -14,7 +14,7 @@
 //     journal for the short final swap: append the rest of L, fsync T, open T for appending,
 //     rename T -> L, switch the journal to the opened T, fsync the directory. Release.
 //  4. Unlink C, fsync the directory.
-// Result: L = compacted(C) ‖ everything appended since the rotation, as the spec requires.
+// Result: L = compacted(C) ‖ everything appended since the rotation (doc/logfile-format.md).
 // A cycle finds nothing to do (and touches no file) when L is empty, or when nothing was
 // appended since a cycle left L as exactly its fold's output: an idle daemon does not
 // rewrite its whole state every interval.

@@ -1,6 +1,6 @@
-// The bounded execution pool (decisions §5, §10): at most `maxInflight` executions run at once;
-// the rest wait in FIFO order. `pending` and `inflight` feed STAT executions_pending and
-// executions_inflight.
+// The bounded execution pool (tickd(8) OPTIONS, tickd-protocol(7) STATISTICS): at most
+// `maxInflight` executions run at once; the rest wait in FIFO order. `pending` and `inflight`
+// feed STAT executions_pending and executions_inflight.
 //
 // Invariants:
 // - submit() is O(1) and never calls onResult synchronously: results always arrive from a

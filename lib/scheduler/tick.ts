@@ -1,7 +1,8 @@
-// The fixed-rate tick loop (interface.md §8: `framerate` Hz). Pacing uses the monotonic clock
-// and is drift-compensated: tick k is due at start + k*period, so time spent inside a tick
-// shortens the next wait instead of stretching the period. If the loop falls more than a few
-// periods behind (a blocked event loop) it skips ahead rather than firing a burst of ticks.
+// The fixed-rate tick loop (tickd.toml(5) [database]: `framerate` Hz). Each tick runs the
+// engine's tick, which fires what is due (lib/scheduler/firing.ts). Pacing uses the monotonic
+// clock and is drift-compensated: tick k is due at start + k*period, so time spent inside a
+// tick shortens the next wait instead of stretching the period. If the loop falls more than a
+// few periods behind (a blocked event loop) it skips ahead rather than firing a burst of ticks.
 // setTimeout has millisecond granularity; we schedule for the remaining whole milliseconds
 // and let the next tick catch up, which keeps the average rate exact.
 export class Ticker {

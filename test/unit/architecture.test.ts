@@ -1,4 +1,4 @@
-// The architecture's import boundaries (design.md, rule 3), checked on the source text:
+// The architecture's import boundaries (README.md, Layout), checked on the source text:
 // worker-side folders never import primary-side ones and the reverse; lib/ knows nothing of
 // node:cluster or cluster/; lib/domain depends only on itself (and the pure error registry);
 // the worker entry never loads engine modules, the primary never loads protocol parsing.

@@ -1,4 +1,4 @@
-// REMOVERULE: pending jobs the rule matched are not cancelled (interface.md, What the service does §6).
+// REMOVERULE: pending jobs the rule matched are not cancelled (tickd-protocol(7) COMMANDS).
 import { notFound } from '../../errors.ts';
 import { DONE, type Handler } from './context.ts';
 
