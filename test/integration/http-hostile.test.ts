@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { Daemon } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { exchangeOne, openSocket, parseResponses, readResponses, uploadThenRead, type RawResponse } from '../unit/http/raw-http.ts';
+import { exchangeOne, openSocket, parseResponses, readResponses, uploadThenRead, type RawResponse } from './http/raw-http.ts';
 
 const TOKENS = '[token.a]\nsecret = "secret-a"\nnamespace = "a."\n';
 const MiB = 1024 * 1024;

@@ -67,6 +67,16 @@ describe('architecture', () => {
     }
   });
 
+  it('unit tests start no process and open no socket (those belong in test/integration)', () => {
+    for (const f of tsFiles('test/unit')) {
+      for (const dep of importsOf(f, true)) {
+        const outward = ['node:child_process', 'node:net', 'node:tls', 'node:cluster', 'redis', 'amqplib'].includes(dep)
+          || dep === 'test/helpers/daemon.ts' || dep === 'node:http';
+        expect(outward, `${f} imports ${dep}`).to.equal(false);
+      }
+    }
+  });
+
   it('lib/domain depends only on itself and the error registry', () => {
     for (const f of tsFiles('lib/domain')) {
       for (const dep of importsOf(f)) expect(inside(dep, ['lib/domain']) || dep === 'lib/errors.ts', `${f} imports ${dep}`).to.equal(true);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
 import { runExecution } from '../../../lib/runner/run-by-kind.ts';
-import { capturingContext, makeExecution, neverAborted } from './context.ts';
+import { capturingContext, makeExecution, neverAborted } from '../../helpers/runner-context.ts';
 
 describe('runner/run', () => {
   it('dispatches on the runner kind and tags log lines with attempt, job and kind', async () => {

@@ -7,7 +7,7 @@ import type { RedisCommand } from '../../../lib/domain/runner-spec.ts';
 import { parseRedisUrl } from '../../../lib/domain/runner-validate.ts';
 import { parseRedisTarget, runRedis } from '../../../lib/runner/redis.ts';
 import { canConnect, requireService } from '../../helpers/services.ts';
-import { capturingContext, makeExecution, neverAborted, waitFor } from './context.ts';
+import { capturingContext, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
 
 const HOST = '127.0.0.1';
 const PORT = 6379;

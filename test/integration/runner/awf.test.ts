@@ -3,7 +3,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { awfArgv, runAwf } from '../../../lib/runner/awf.ts';
 import { tempDir } from '../../helpers/tmp.ts';
-import { capturingContext, makeExecution, neverAborted } from './context.ts';
+import { capturingContext, makeExecution, neverAborted } from '../../helpers/runner-context.ts';
 
 /** Runs the awf runner with PATH set to `path` for the duration of the call. */
 async function runWithPath(path: string, workflow: string, inputs: string[]): Promise<boolean> {

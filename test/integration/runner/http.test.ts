@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { HttpMethod } from '../../../lib/domain/runner-spec.ts';
 import { httpBody, runHttp } from '../../../lib/runner/http.ts';
 import { tempDir } from '../../helpers/tmp.ts';
-import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from './context.ts';
+import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
 
 interface Seen {
   method: string;

@@ -2,11 +2,12 @@ import { expect } from 'chai';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runDirect } from '../../../lib/runner/direct.ts';
+import { RunnerPool } from '../../../lib/runner/pool.ts';
 import { OutputTail, runProcess, TAIL_BYTES } from '../../../lib/runner/process.ts';
 import { runShell } from '../../../lib/runner/shell.ts';
 import { alive } from '../../helpers/procfs.ts';
 import { tempDir } from '../../helpers/tmp.ts';
-import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from './context.ts';
+import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
 
 function shell(command: string, signal = neverAborted()) {
   const { ctx, lines } = capturingContext();
@@ -138,5 +139,17 @@ describe('runner/process OutputTail', () => {
     const small = new OutputTail(8);
     small.push(Buffer.from('hi'));
     expect(small.text()).to.equal('hi');
+  });
+});
+
+describe('runner/pool with the real runners', () => {
+  it('runs real executions through runExecution by default (shell and direct)', async () => {
+    const results = new Map<string, boolean>();
+    const pool = new RunnerPool({ maxInflight: 4, ctx: capturingContext().ctx, onResult: (e, ok) => results.set(e.jobId, ok) });
+    pool.submit(makeExecution({ type: 'shell', command: 'exit 0' }, 'ok.job'));
+    pool.submit(makeExecution({ type: 'shell', command: 'exit 7' }, 'bad.job'));
+    pool.submit(makeExecution({ type: 'direct', executable: '/bin/true', args: [] }, 'direct.job'));
+    await waitFor(() => results.size === 3, 5000, 'three results');
+    expect(Object.fromEntries(results)).to.deep.equal({ 'ok.job': true, 'bad.job': false, 'direct.job': true });
   });
 });

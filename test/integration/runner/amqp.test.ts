@@ -6,7 +6,7 @@ import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'a
 import { parseAmqpDsn } from '../../../lib/domain/runner-validate.ts';
 import { parseAmqpTarget, runAmqp } from '../../../lib/runner/amqp.ts';
 import { requireService } from '../../helpers/services.ts';
-import { capturingContext, makeExecution, neverAborted, waitFor } from './context.ts';
+import { capturingContext, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
 
 const HOST = '127.0.0.1';
 const PORT = 5672;
