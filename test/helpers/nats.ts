@@ -1,0 +1,154 @@
+// Real nats-server processes for the cluster-mode tests: one server, or a cluster of three
+// routed on loopback, each with JetStream on and its own store directory, on free ports. They
+// never touch the shared server at 4222. Under CI=true a missing nats-server fails the test;
+// elsewhere the test is skipped with a message naming it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { join } from 'node:path';
+import { connect as natsConnect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { tempDir } from './tmp.ts';
+
+const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+
+/** The nats-server binary, or null when this machine has none. */
+export function natsServerPath(): string | null {
+  return CANDIDATES.find((p) => existsSync(p)) ?? null;
+}
+
+/** Skips the calling suite (or fails it under CI=true) when there is no nats-server. */
+export function requireNatsServer(ctx: Mocha.Context): string {
+  const path = natsServerPath();
+  if (path !== null) return path;
+  if (process.env['CI'] === 'true') throw new Error(`nats-server is missing (looked in ${CANDIDATES.join(', ')}); CI needs it`);
+  console.log(`      (skipped: nats-server is missing; looked in ${CANDIDATES.join(', ')})`);
+  ctx.skip();
+}
+
+/** A port nobody listens on right now (the kernel picks it; we release it at once). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+
+export interface NatsServer {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  readonly storeDir: string;
+  proc: ChildProcess;
+  /** SIGKILL; resolves once it is gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same ports and store. */
+  restart(): Promise<void>;
+}
+
+interface Spec {
+  readonly name: string;
+  readonly port: number;
+  readonly clusterPort: number | null;
+  readonly routes: readonly number[];
+  readonly storeDir: string;
+}
+
+async function launch(bin: string, spec: Spec): Promise<ChildProcess> {
+  const args = ['-a', '127.0.0.1', '-p', String(spec.port), '-js', '-sd', spec.storeDir, '-n', spec.name];
+  if (spec.clusterPort !== null) {
+    args.push('--cluster_name', 'tickdtest', '--cluster', `nats://127.0.0.1:${spec.clusterPort}`,
+      '--routes', spec.routes.map((p) => `nats://127.0.0.1:${p}`).join(','));
+  }
+  const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(proc);
+  proc.once('exit', () => running.delete(proc));
+  let log = '';
+  proc.stderr!.setEncoding('utf8');
+  proc.stderr!.on('data', (c: string) => { log = (log + c).slice(-4000); });
+  const deadline = Date.now() + 10_000;
+  while (!(await accepts(spec.port))) {
+    if (proc.exitCode !== null) throw new Error(`nats-server ${spec.name} exited: ${log}`);
+    if (Date.now() > deadline) throw new Error(`nats-server ${spec.name} did not listen: ${log}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return proc;
+}
+
+function server(bin: string, spec: Spec, proc: ChildProcess): NatsServer {
+  const s: NatsServer = {
+    name: spec.name,
+    port: spec.port,
+    url: `nats://127.0.0.1:${spec.port}`,
+    storeDir: spec.storeDir,
+    proc,
+    kill: async () => {
+      if (s.proc.exitCode !== null || s.proc.signalCode !== null) return;
+      const gone = new Promise<void>((r) => s.proc.once('exit', () => r()));
+      s.proc.kill('SIGKILL');
+      await gone;
+    },
+    restart: async () => {
+      await s.kill();
+      s.proc = await launch(bin, spec);
+    },
+  };
+  return s;
+}
+
+export interface NatsCluster {
+  readonly servers: NatsServer[];
+  /** The client URLs, comma-separated, as --cluster takes them. */
+  readonly urls: string;
+  stop(): Promise<void>;
+}
+
+/** `count` servers (1, or 3 routed as one cluster), each with its own store directory. */
+export async function startNats(bin: string, count: 1 | 3 = 1): Promise<NatsCluster> {
+  const dir = tempDir();
+  const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+  const clusterPorts = count === 1 ? [] : await Promise.all(Array.from({ length: count }, () => freePort()));
+  const specs: Spec[] = ports.map((port, i) => ({
+    name: `n${i + 1}`,
+    port,
+    clusterPort: count === 1 ? null : clusterPorts[i]!,
+    routes: count === 1 ? [] : clusterPorts.filter((_, j) => j !== i),
+    storeDir: join(dir, `n${i + 1}`),
+  }));
+  const servers = await Promise.all(specs.map(async (spec) => server(bin, spec, await launch(bin, spec))));
+  return {
+    servers,
+    urls: servers.map((s) => s.url).join(','),
+    stop: async () => { await Promise.all(servers.map((s) => s.kill())); },
+  };
+}
+
+/**
+ * A NATS client on `urls` (comma-separated, as NatsCluster.urls), for tests that talk to
+ * JetStream themselves. Call closeNatsClients() in after() to close every one still open.
+ */
+export async function connectNats(urls: string, opts: Partial<NodeConnectionOptions> = {}): Promise<NatsConnection> {
+  const nc = await natsConnect({ servers: urls.split(','), ...opts });
+  clients.add(nc);
+  void nc.closed().then(() => clients.delete(nc));
+  return nc;
+}
+
+const clients = new Set<NatsConnection>();
+
+export async function closeNatsClients(): Promise<void> {
+  await Promise.all([...clients].map((nc) => nc.close().catch(() => undefined)));
+}
