@@ -1,4 +1,4 @@
-// Entry of the tickd executable (bin/tickd): argv -> help | version | --check | dump | run.
+// Entry of the tickd executable (bin/tickd): argv -> help | version | --check | dump | import | run.
 // Startup errors print one line `tickd: <scope>: <Name>: <message>` and exit 1; usage errors
 // print the usage and exit 2 (tickd(8) EXIT STATUS).
 import { parseCli, USAGE } from '../lib/cli.ts';
@@ -27,6 +27,11 @@ async function main(argv: string[]): Promise<void> {
     case 'dump': {
       const { runDump } = await import('../lib/logfile/dump.ts');
       process.exitCode = await runDump(action.argv, process.stdout, process.stderr);
+      return;
+    }
+    case 'import': {
+      const { runImport } = await import('../lib/jetstream/import.ts');
+      process.exitCode = await runImport(action.argv, process.stdout, process.stderr);
       return;
     }
     case 'run':

@@ -65,9 +65,9 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const jobs = new JobStore();
   const rules = new RuleStore();
   const folds = new FoldProcess({ log: log.child({ component: 'logfile' }) });
-  const storage = await openStorage(config, jobs, rules, log, folds);
+  const storage = await openStorage({ config, cluster: action.cluster, jobs, rules, log, folds, stopped: () => life.stopRequested });
   life.own({ storage });
-  log.info({ persistence: config.database.persistence, logfile: storage.path, jobs: jobs.size, rules: rules.size }, 'state loaded');
+  log.info({ persistence: storage.kind, logfile: storage.path, jobs: jobs.size, rules: rules.size }, 'state loaded');
   if (life.stopRequested) return;
 
   const connections = new ConnectionCounts();
@@ -87,7 +87,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     startedNs, jobs, rules,
     connections: connections.total,
     executions: () => ({ pending: pool.pending, inflight: pool.inflight }),
-    persistence: config.database.persistence,
+    persistence: storage.kind,
     compression: storage.compression,
     authEnabled: tokens !== null,
     tlsEnabled: tls !== null,
@@ -135,9 +135,18 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   life.ready();
   const redispatched = engine.redispatchTriggered();
   if (redispatched > 0) log.info({ jobs: redispatched }, 'jobs left triggered are dispatched again');
-  const ticker = new Ticker(config.database.framerate, () => engine.tick(wallNowNs()));
+  // While the storage cannot take writes (cluster mode: a write being retried), nothing fires:
+  // what comes due meanwhile fires, late, once writes go through again.
+  const writable = storage.writable ?? (() => true);
+  const ticker = new Ticker(config.database.framerate, () => { if (writable()) engine.tick(wallNowNs()); });
   life.own({ ticker });
+  // Cluster mode: a node that is no longer the leader stops firing at once (its journal is
+  // fenced already, so every write is answered ERROR internal).
+  void storage.lost?.then((why) => {
+    ticker.stop();
+    log.error({ why }, 'not the leader any more: firing and writing stopped');
+  });
   ticker.start();
   storage.startCompaction();
-  log.info({ tcp: addresses.tcp, http: addresses.http, tls: tls !== null, auth: tokens !== null, workers: action.workers, persistence: config.database.persistence }, 'ready');
+  log.info({ tcp: addresses.tcp, http: addresses.http, tls: tls !== null, auth: tokens !== null, workers: action.workers, persistence: storage.kind }, 'ready');
 }

@@ -1,12 +1,33 @@
 // Command-line parsing (tickd(8) SYNOPSIS, OPTIONS). Pure: returns what to do, or a usage
 // error; main decides how to act on it.
 import { parseArgs } from 'node:util';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
+import { clusterNameError } from './jetstream/subjects.ts';
+
+/** Cluster mode (tickd(8) CLUSTER MODE): the log on a NATS JetStream stream. */
+export interface ClusterOptions {
+  /** NATS server URLs (nats:// or tls://, userinfo allowed). */
+  readonly urls: readonly string[];
+  readonly credsFile: string | null;
+  readonly caFile: string | null;
+  /** Names the stream, its subjects and the lease bucket: several clusters can share NATS. */
+  readonly name: string;
+  readonly nodeName: string;
+  /** Stream replicas when tickd creates the stream. */
+  readonly replicas: number;
+  readonly leaseTtlMs: number;
+}
 
 export type CliAction =
-  | { readonly mode: 'run'; readonly config: string | null; readonly workers: number; readonly pidfile: string | null; readonly maxInflight: number; readonly tickSliceUs: number }
+  | {
+    readonly mode: 'run'; readonly config: string | null; readonly workers: number; readonly pidfile: string | null;
+    readonly maxInflight: number; readonly tickSliceUs: number;
+    /** null: the single-node daemon, its log in the logfile (or memory). */
+    readonly cluster: ClusterOptions | null;
+  }
   | { readonly mode: 'check'; readonly config: string | null }
   | { readonly mode: 'dump'; readonly argv: string[] }
+  | { readonly mode: 'import'; readonly argv: string[] }
   | { readonly mode: 'version' }
   | { readonly mode: 'help' }
   | { readonly mode: 'usage-error'; readonly message: string };
@@ -16,6 +37,10 @@ export const USAGE = `Usage:
                                run the daemon in the foreground
   tickd --check [-c FILE]      validate the configuration and token file, then exit
   tickd dump LOGFILE [--format text|json] [--compact] [--follow]
+  tickd dump --cluster URL[,URL...] [--cluster-name NAME] [--format text|json] [--compact]
+                               print a logfile's or a cluster stream's records
+  tickd import LOGFILE --cluster URL[,URL...] [--cluster-name NAME] [--cluster-replicas N]
+                               copy a logfile's last states into an empty cluster stream
   tickd --version | --help
 
 Options:
@@ -26,6 +51,16 @@ Options:
       --tick-slice US    the tick thread's scheduler slice in microseconds, 100 to 100000
                          (default 100, Linux 6.12+); 0 keeps the kernel's default
       --check            validate configuration and exit 0 printing "configuration ok"
+
+Cluster mode (the log on a NATS JetStream stream; tickd(8) CLUSTER MODE):
+      --cluster URL[,URL...]  NATS servers: nats://[user:pass@]host:port, or tls://...
+      --cluster-creds FILE    NATS credentials file
+      --cluster-ca FILE       CA certificate for tls:// servers
+      --cluster-name NAME     stream and lease of this cluster (default tickd)
+      --node-name NAME        this node's name (default: the host name)
+      --cluster-replicas N    stream replicas when tickd creates it, 1 to 5 (default 3;
+                              capped at the JetStream servers there are)
+      --lease-ttl DURATION    leader lease time to live: 3s, 1500ms (default 3s; 0.5s to 60s)
   -V, --version          print the version
   -h, --help             print this help
 `;
@@ -39,6 +74,7 @@ export const DEFAULT_TICK_SLICE_US = MIN_SLICE_US;
 
 export function parseCli(argv: readonly string[]): CliAction {
   if (argv[0] === 'dump') return { mode: 'dump', argv: argv.slice(1) };
+  if (argv[0] === 'import') return { mode: 'import', argv: argv.slice(1) };
   let parsed;
   try {
     parsed = parseArgs({
@@ -51,6 +87,13 @@ export function parseCli(argv: readonly string[]): CliAction {
         pidfile: { type: 'string' },
         'max-inflight': { type: 'string' },
         'tick-slice': { type: 'string' },
+        cluster: { type: 'string' },
+        'cluster-creds': { type: 'string' },
+        'cluster-ca': { type: 'string' },
+        'cluster-name': { type: 'string' },
+        'node-name': { type: 'string' },
+        'cluster-replicas': { type: 'string' },
+        'lease-ttl': { type: 'string' },
         check: { type: 'boolean' },
         version: { type: 'boolean', short: 'V' },
         help: { type: 'boolean', short: 'h' },
@@ -71,7 +114,50 @@ export function parseCli(argv: readonly string[]): CliAction {
   if (maxInflight === null) return { mode: 'usage-error', message: `--max-inflight must be a positive integer, got "${v['max-inflight']}"` };
   const tickSliceUs = v['tick-slice'] === undefined ? DEFAULT_TICK_SLICE_US : sliceUs(v['tick-slice']);
   if (tickSliceUs === null) return { mode: 'usage-error', message: `--tick-slice must be 0 or ${MIN_SLICE_US} to ${MAX_SLICE_US} microseconds, got "${v['tick-slice']}"` };
-  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, tickSliceUs };
+  const cluster = parseCluster(v);
+  if (typeof cluster === 'string') return { mode: 'usage-error', message: cluster };
+  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, tickSliceUs, cluster };
+}
+
+export const DEFAULT_CLUSTER_NAME = 'tickd';
+export const DEFAULT_CLUSTER_REPLICAS = 3;
+export const DEFAULT_LEASE_TTL_MS = 3000;
+const CLUSTER_FLAGS = ['cluster-creds', 'cluster-ca', 'cluster-name', 'node-name', 'cluster-replicas', 'lease-ttl'] as const;
+const NODE_NAME = /^[A-Za-z0-9._-]{1,253}$/;
+
+/** The cluster flags, null without --cluster, or a usage error (also for `tickd dump`, `tickd import`). */
+export function parseCluster(v: Partial<Record<'cluster' | (typeof CLUSTER_FLAGS)[number], string>>): ClusterOptions | null | string {
+  if (v.cluster === undefined) {
+    const stray = CLUSTER_FLAGS.find((f) => v[f] !== undefined);
+    return stray === undefined ? null : `--${stray} needs --cluster`;
+  }
+  const urls = v.cluster.split(',');
+  for (const url of urls) {
+    let u: URL | null = null;
+    try { u = new URL(url); } catch { /* reported below */ }
+    if (u === null || (u.protocol !== 'nats:' && u.protocol !== 'tls:') || u.hostname === '' || u.pathname !== '') {
+      return `--cluster takes nats://host:port or tls://host:port URLs, comma-separated; got "${url.replace(/\/\/[^@/]*@/, '//***@')}"`;
+    }
+  }
+  const name = v['cluster-name'] ?? DEFAULT_CLUSTER_NAME;
+  const nameError = clusterNameError(name);
+  if (nameError !== null) return `--cluster-name ${nameError}, got "${name}"`;
+  const nodeName = v['node-name'] ?? hostname();
+  if (!NODE_NAME.test(nodeName)) return `--node-name must be 1 to 253 characters of letters, digits, ".", "_" and "-", got "${nodeName}"`;
+  const replicas = v['cluster-replicas'] === undefined ? DEFAULT_CLUSTER_REPLICAS : positiveInt(v['cluster-replicas']);
+  if (replicas === null || replicas > 5) return `--cluster-replicas must be 1 to 5, got "${v['cluster-replicas']}"`;
+  const leaseTtlMs = v['lease-ttl'] === undefined ? DEFAULT_LEASE_TTL_MS : durationMs(v['lease-ttl']);
+  if (leaseTtlMs === null || leaseTtlMs < 500 || leaseTtlMs > 60_000) return `--lease-ttl must be a duration from 0.5s to 60s (3s, 1500ms), got "${v['lease-ttl']}"`;
+  const file = (f: string | undefined): string | null => (f === undefined || f === '' ? null : f);
+  return { urls, credsFile: file(v['cluster-creds']), caFile: file(v['cluster-ca']), name, nodeName, replicas, leaseTtlMs };
+}
+
+/** `3s`, `1.5s`, `1500ms` -> milliseconds; null for anything else. */
+function durationMs(text: string): number | null {
+  const m = /^(\d{1,5}(?:\.\d{1,3})?)(ms|s)$/.exec(text);
+  if (m === null) return null;
+  const n = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+  return Number.isInteger(n) ? n : Math.round(n);
 }
 
 function sliceUs(text: string): number | null {

@@ -9,7 +9,7 @@ export interface StatSources {
   readonly rules: RuleStore;
   readonly connections: () => number;
   readonly executions: () => { pending: number; inflight: number };
-  readonly persistence: 'logfile' | 'memory';
+  readonly persistence: 'logfile' | 'memory' | 'jetstream';
   readonly compression: () => CompressionState;
   readonly authEnabled: boolean;
   readonly tlsEnabled: boolean;

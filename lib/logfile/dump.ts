@@ -1,5 +1,8 @@
 // `tickd dump LOGFILE [--format text|json] [--compact] [--follow]`
-// (tickd(8) THE DUMP SUBCOMMAND): offline, read-only inspection of a logfile. Line formats:
+// (tickd(8) THE DUMP SUBCOMMAND): offline, read-only inspection of a logfile. With
+// `--cluster URL[,URL...]` instead of LOGFILE, of a cluster's stream: only the arguments are
+// read here, the rest is lib/jetstream/dump-stream.ts (loaded only then; --follow is a
+// logfile's alone). Line formats:
 // dump-format.ts. --compact keeps the last state per (kind, identifier) (a job and a rule with
 // the same identifier never collide) and leaves out removed entries. --follow then keeps
 // printing records as they are appended and survives a compaction of the file (dump-follow.ts).
@@ -15,8 +18,11 @@ import { followLogfile } from './dump-follow.ts';
 import { LineSink, readRange } from './dump-read.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { LogfileCorruptError } from './replay.ts';
+import { parseCluster, type ClusterOptions } from '../cli.ts';
 
-export const DUMP_USAGE = 'Usage: tickd dump LOGFILE [--format text|json] [--compact] [--follow]\n';
+export const DUMP_USAGE = 'Usage: tickd dump LOGFILE [--format text|json] [--compact] [--follow]\n'
+  + '       tickd dump --cluster URL[,URL...] [--cluster-name NAME] [--cluster-creds FILE] [--cluster-ca FILE]\n'
+  + '                  [--format text|json] [--compact]\n';
 
 export interface DumpOptions {
   /** --follow: how often the file is looked at (default 250 ms). */
@@ -26,7 +32,8 @@ export interface DumpOptions {
 }
 
 interface DumpArgs {
-  readonly path: string;
+  /** A string: the logfile; else the cluster whose stream is dumped. */
+  readonly source: string | ClusterOptions;
   readonly format: DumpFormat;
   readonly compact: boolean;
   readonly follow: boolean;
@@ -39,16 +46,26 @@ function parseDumpArgs(argv: readonly string[]): DumpArgs | string {
       args: [...argv],
       strict: true,
       allowPositionals: true,
-      options: { format: { type: 'string' }, compact: { type: 'boolean' }, follow: { type: 'boolean' } },
+      options: {
+        format: { type: 'string' }, compact: { type: 'boolean' }, follow: { type: 'boolean' },
+        cluster: { type: 'string' }, 'cluster-name': { type: 'string' }, 'cluster-creds': { type: 'string' }, 'cluster-ca': { type: 'string' },
+      },
     });
   } catch (err) {
     return (err as Error).message;
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) return positionals.length === 0 ? 'missing LOGFILE' : `one LOGFILE expected, got ${positionals.length}`;
+  const cluster = parseCluster(values);
+  if (typeof cluster === 'string') return cluster;
+  if (cluster !== null) {
+    if (positionals.length > 0) return 'give LOGFILE or --cluster, not both';
+    if (values.follow === true) return '--follow reads a logfile only, not a cluster\'s stream';
+  } else if (positionals.length !== 1) {
+    return positionals.length === 0 ? 'missing LOGFILE' : `one LOGFILE expected, got ${positionals.length}`;
+  }
   const format = values.format ?? 'text';
   if (format !== 'text' && format !== 'json') return `--format must be text or json, got "${format}"`;
-  return { path: positionals[0]!, format, compact: values.compact === true, follow: values.follow === true };
+  return { source: cluster ?? positionals[0]!, format, compact: values.compact === true, follow: values.follow === true };
 }
 
 export async function runDump(argv: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream, opts: DumpOptions = {}): Promise<number> {
@@ -57,11 +74,16 @@ export async function runDump(argv: string[], out: NodeJS.WritableStream, err: N
     err.write(`tickd dump: ${args}\n${DUMP_USAGE}`);
     return 2;
   }
+  if (typeof args.source !== 'string') {
+    const { dumpStream } = await import('../jetstream/dump-stream.ts');
+    return dumpStream({ cluster: args.source, format: args.format, compact: args.compact }, out, err);
+  }
+  const path = args.source;
   let handle;
   try {
-    handle = await open(args.path, 'r');
+    handle = await open(path, 'r');
   } catch (e) {
-    err.write(`tickd dump: cannot read ${args.path}: ${(e as Error).message}\n`);
+    err.write(`tickd dump: cannot read ${path}: ${(e as Error).message}\n`);
     return 1;
   }
   const sink = new LineSink(out);
@@ -78,22 +100,22 @@ export async function runDump(argv: string[], out: NodeJS.WritableStream, err: N
   const visit = latest === null ? show : (rec: LogRecord) => foldRecord(latest, rec, () => rec);
   try {
     const { size, ino } = await handle.stat();
-    const end = await readRange(handle, args.path, 0, size, visit, sink);
+    const end = await readRange(handle, path, 0, size, visit, sink);
     if (latest !== null) {
       for (const rec of latest.values()) show(rec);
       await sink.flush();
     }
     if (!args.follow) {
-      if (end < size && !sink.broken) err.write(`tickd dump: ${args.path}: incomplete final record at byte offset ${end} (${size - end} bytes), not shown\n`);
+      if (end < size && !sink.broken) err.write(`tickd dump: ${path}: incomplete final record at byte offset ${end} (${size - end} bytes), not shown\n`);
       return 0;
     }
     const followed = { handle, ino, pos: end };
     handle = null; // followLogfile owns (and closes) it now
-    await followLogfile({ path: args.path, format: args.format, sink, shown: shown!, show, pollMs: opts.pollMs ?? 250, signal: opts.signal }, followed);
+    await followLogfile({ path: path, format: args.format, sink, shown: shown!, show, pollMs: opts.pollMs ?? 250, signal: opts.signal }, followed);
     return 0;
   } catch (e) {
     await sink.flush();
-    err.write(`tickd dump: ${e instanceof LogfileCorruptError ? e.message : `cannot read ${args.path}: ${(e as Error).message}`}\n`);
+    err.write(`tickd dump: ${e instanceof LogfileCorruptError ? e.message : `cannot read ${path}: ${(e as Error).message}`}\n`);
     return 1;
   } finally {
     await handle?.close();

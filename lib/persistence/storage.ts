@@ -1,7 +1,9 @@
-// Opens the configured persistence: replays the logfile into the stores and returns the
-// journal the engine appends to (null in memory mode: nothing on disk, nothing retained),
-// the compaction controller, and the close step for shutdown.
+// Opens the persistence: memory, the logfile (replayed into the stores, its journal, the
+// compaction controller), or in cluster mode the JetStream stream (cluster-storage.ts); the
+// engine gets only the journal (null in memory mode: nothing on disk, nothing retained).
+import type { ClusterOptions } from '../cli.ts';
 import type { Config } from '../config/schema.ts';
+import { openClusterStorage } from './cluster-storage.ts';
 import type { CompressionState } from '../domain/stat.ts';
 import { StartupError } from '../errors.ts';
 import type { Folds } from '../logfile/folds.ts';
@@ -13,6 +15,8 @@ import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
 
 export interface Storage {
+  /** What STAT `persistence` says: the configured mode, or `jetstream` in cluster mode. */
+  readonly kind: 'logfile' | 'memory' | 'jetstream';
   readonly path: string | null;
   readonly journal: Journal | null;
   readonly compression: () => CompressionState;
@@ -20,6 +24,10 @@ export interface Storage {
   startCompaction(): void;
   /** Stops compaction, then writes and fsyncs what is pending. */
   close(): Promise<void>;
+  /** Resolves, with why, when this node may no longer write (cluster mode: leadership lost). */
+  readonly lost?: Promise<string>;
+  /** False while writes cannot go through (cluster mode: being retried): the tick waits. */
+  readonly writable?: () => boolean;
 }
 
 export function applyRecord(jobs: JobStore, rules: RuleStore, rec: LogRecord): void {
@@ -36,15 +44,29 @@ export function applyRecord(jobs: JobStore, rules: RuleStore, rec: LogRecord): v
   }
 }
 
-/**
- * `folds` runs logfile compactions (the primary's compaction child); unused, and closed at
- * once, in memory mode.
- */
-export async function openStorage(config: Config, jobs: JobStore, rules: RuleStore, log: Logger, folds: Folds): Promise<Storage> {
+export interface StorageInputs {
+  readonly config: Config;
+  /** Cluster mode (the log on a JetStream stream), or null for the configured persistence. */
+  readonly cluster: ClusterOptions | null;
+  readonly jobs: JobStore;
+  readonly rules: RuleStore;
+  readonly log: Logger;
+  /** Runs logfile compactions (the primary's compaction child); closed at once when unused. */
+  readonly folds: Folds;
+  /** True once a stop was requested: a wait for the cluster's lease gives up. */
+  readonly stopped: () => boolean;
+}
+
+export async function openStorage(inputs: StorageInputs): Promise<Storage> {
+  const { config, jobs, rules, log, folds } = inputs;
   const db = config.database;
+  if (inputs.cluster !== null) {
+    await folds.close();
+    return openClusterStorage(inputs.cluster, jobs, rules, log, inputs.stopped);
+  }
   if (db.persistence === 'memory') {
     await folds.close();
-    return { path: null, journal: null, compression: () => 'idle', compactions: () => 0, startCompaction() {}, close: async () => {} };
+    return { kind: 'memory', path: null, journal: null, compression: () => 'idle', compactions: () => 0, startCompaction() {}, close: async () => {} };
   }
   let opened;
   try {
@@ -63,6 +85,7 @@ export async function openStorage(config: Config, jobs: JobStore, rules: RuleSto
   }
   const { journal, compactor } = opened;
   return {
+    kind: 'logfile',
     path: db.logfile_path,
     journal,
     compression: () => compactor.state,

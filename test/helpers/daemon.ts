@@ -124,7 +124,8 @@ export class Daemon {
     this.proc.stdout!.resume();
   }
 
-  private async waitForReady(timeoutMs: number): Promise<void> {
+  /** Waits for "ready" and reads the bound addresses from it (start() does this itself). */
+  async waitForReady(timeoutMs: number): Promise<void> {
     const ready = await this.waitForLog((r) => r['msg'] === 'ready', timeoutMs);
     this.tcp = parseAddress(String(ready['tcp']));
     this.http = typeof ready['http'] === 'string' ? parseAddress(ready['http']) : null;

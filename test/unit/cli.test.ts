@@ -13,7 +13,7 @@ describe('cli', () => {
     expect(a.tickSliceUs).to.equal(100);
   });
   it('reads every flag', () => {
-    expect(parseCli(['-c', 'x.toml', '-w', '3', '--pidfile', 'p', '--max-inflight', '9', '--tick-slice', '250'])).to.deep.equal({ mode: 'run', config: 'x.toml', workers: 3, pidfile: 'p', maxInflight: 9, tickSliceUs: 250 });
+    expect(parseCli(['-c', 'x.toml', '-w', '3', '--pidfile', 'p', '--max-inflight', '9', '--tick-slice', '250'])).to.deep.equal({ mode: 'run', config: 'x.toml', workers: 3, pidfile: 'p', maxInflight: 9, tickSliceUs: 250, cluster: null });
     expect(parseCli(['--tick-slice', '0'])).to.include({ tickSliceUs: 0 });
     expect(parseCli(['--tick-slice', '100000'])).to.include({ tickSliceUs: 100000 });
     expect(parseCli(['--config', 'x.toml', '--workers', '2'])).to.include({ config: 'x.toml', workers: 2 });
@@ -23,6 +23,23 @@ describe('cli', () => {
     expect(parseCli(['-h']).mode).to.equal('help');
     expect(parseCli(['dump', 'log', '--format', 'json'])).to.deep.equal({ mode: 'dump', argv: ['log', '--format', 'json'] });
   });
+  it('reads the cluster flags, with their defaults', () => {
+    const run = parseCli(['--cluster', 'nats://u:p@127.0.0.1:4222,tls://h2:4223', '--cluster-name', 'prod', '--node-name', 'n1', '--cluster-replicas', '1', '--lease-ttl', '1500ms']);
+    expect(run).to.deep.include({
+      cluster: { urls: ['nats://u:p@127.0.0.1:4222', 'tls://h2:4223'], credsFile: null, caFile: null, name: 'prod', nodeName: 'n1', replicas: 1, leaseTtlMs: 1500 },
+    });
+    const defaults = parseCli(['--cluster', 'nats://127.0.0.1:4222']);
+    expect(defaults).to.deep.include({ mode: 'run' });
+    expect((defaults as { cluster: { name: string; replicas: number; leaseTtlMs: number } }).cluster).to.include({ name: 'tickd', replicas: 3, leaseTtlMs: 3000 });
+    expect(parseCli(['--lease-ttl', '2s', '--cluster', 'nats://h:1'])).to.have.nested.property('cluster.leaseTtlMs', 2000);
+  });
+  for (const argv of [
+    ['--cluster', 'http://h:1'], ['--cluster', 'nats://h:1/path'], ['--cluster', 'nats://h:1', '--cluster-name', 'a.b'],
+    ['--cluster', 'nats://h:1', '--cluster-replicas', '6'], ['--cluster', 'nats://h:1', '--lease-ttl', '100ms'],
+    ['--cluster', 'nats://h:1', '--lease-ttl', '3'], ['--cluster-name', 'x'], ['--lease-ttl', '3s'],
+  ]) {
+    it(`usage error for ${argv.join(' ')}`, () => expect(parseCli(argv).mode).to.equal('usage-error'));
+  }
   for (const argv of [['--bogus'], ['-c'], ['-w', '0'], ['-w', 'two'], ['--max-inflight', '-1'], ['--tick-slice', '99'], ['--tick-slice', '100001'], ['--tick-slice', '1e3'], ['extra'], ['-c', '']]) {
     it(`usage error for ${argv.join(' ')}`, () => expect(parseCli(argv).mode).to.equal('usage-error'));
   }

@@ -1,0 +1,77 @@
+// `tickd dump --cluster URL[,URL...] [--cluster-name NAME] [--format text|json] [--compact]`
+// (tickd(8) THE DUMP SUBCOMMAND): the records of a cluster's stream, in stream order, in the
+// very lines a logfile dump prints (dump-format.ts). Read-only and safe while a leader writes:
+// an ordered consumer (ephemeral, no acknowledgements, in memory, gone when the dump ends)
+// reads from the first message on. Also the NATS connection of the offline commands (dump,
+// import): one attempt, a one-line error naming the URLs (never their credentials).
+//
+// Where the read stops: see replay.ts (readStream).
+//
+// The stream keeps one message per subject, so its dump is already compact; --compact folds
+// it anyway (frames.ts foldRecord, as for a logfile), which drops a removal caught on the
+// stream before its purge and otherwise changes nothing.
+import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ClusterOptions } from '../cli.ts';
+import { silentLogger } from '../log.ts';
+import type { LogRecord } from '../engine/journal.ts';
+import { formatRecord, type DumpFormat } from '../logfile/dump-format.ts';
+import { LineSink } from '../logfile/dump-read.ts';
+import { foldRecord } from '../logfile/frames.ts';
+import { connectCluster, showUrls } from './connect.ts';
+import { readStream, StreamDecodeError } from './replay.ts';
+import { clusterSubjects } from './subjects.ts';
+
+/** How long an offline command waits for NATS before it gives up. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Connects an offline command (`tickd dump`, `tickd import`) to the cluster's NATS. */
+export function connectOffline(cluster: ClusterOptions, name: string): Promise<NatsConnection> {
+  return connectCluster({
+    urls: cluster.urls, credsFile: cluster.credsFile, caFile: cluster.caFile, name, log: silentLogger(), connectTimeoutMs: CONNECT_TIMEOUT_MS,
+  });
+}
+
+export function isStreamNotFound(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound;
+}
+
+export interface StreamDumpArgs {
+  readonly cluster: ClusterOptions;
+  readonly format: DumpFormat;
+  readonly compact: boolean;
+}
+
+/** The stream side of runDump (lib/logfile/dump.ts): prints, returns the exit status. */
+export async function dumpStream(args: StreamDumpArgs, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  const where = showUrls(args.cluster.urls);
+  const stream = clusterSubjects(args.cluster.name).stream;
+  let nc: NatsConnection;
+  try {
+    nc = await connectOffline(args.cluster, 'tickd dump');
+  } catch (e) {
+    err.write(`tickd dump: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const sink = new LineSink(out);
+  const latest = args.compact ? new Map<string, LogRecord>() : null;
+  const show = (rec: LogRecord) => sink.line(formatRecord(rec, args.format));
+  const visit = latest === null ? show : (rec: LogRecord) => foldRecord(latest, rec, () => rec);
+  try {
+    await readStream(jetstream(nc), await jetstreamManager(nc), stream, visit, () => sink.flush());
+    if (latest !== null) {
+      for (const rec of latest.values()) show(rec);
+      await sink.flush();
+    }
+    return 0;
+  } catch (e) {
+    await sink.flush();
+    const text = isStreamNotFound(e) ? `no stream ${stream} on NATS at ${where} (--cluster-name ${args.cluster.name})`
+      : e instanceof StreamDecodeError ? e.message
+      : `reading stream ${stream} on NATS at ${where}: ${(e as Error)?.message ?? String(e)}`;
+    err.write(`tickd dump: ${text}\n`);
+    return 1;
+  } finally {
+    await nc.close();
+  }
+}

@@ -1,0 +1,182 @@
+// The Journal (lib/engine/journal.ts) on the cluster's stream: the same records, the same
+// payload bytes as a logfile frame's, one subject per identifier (subjects.ts).
+//
+// Theory:
+// - Durable before the reply: append() encodes and queues; flush() publishes everything queued
+//   at once (pipelined) and resolves when JetStream has acknowledged every one of them, which
+//   with R3 means a majority of servers stored it. The engine replies only then.
+// - Fenced: tickd is the stream's single writer, so every publish says which sequence it must
+//   follow (Nats-Expected-Last-Sequence): the k-th message published since the last known
+//   sequence S expects S + k - 1.
+// - Riding out a NATS server's loss: publishes go out pipelined; when one fails (a timeout,
+//   a server gone, a stream leader being elected), everything from it on is published again
+//   one by one, in order, each after the one before it is acknowledged, with the same
+//   expected sequence and the same message id (Nats-Msg-Id: the server answers a copy it
+//   already stored as a duplicate, with its sequence), until PUBLISH_DEADLINE_MS has passed.
+//   A refusal for the expected sequence when everything before is acknowledged means another
+//   node wrote: this one is not the leader. That, or the deadline passing, fences the journal
+//   for good: append() throws and flush() rejects (the engine rolls back and answers ERROR
+//   internal), and onFenced tells the primary once, so it stops firing at once.
+// - Removals do not stay: once a removal is acknowledged at sequence S, its subject is purged
+//   up to S + 1 (exclusive), which deletes the removal itself and nothing written after it, so
+//   a stream of churning identifiers does not grow with dead ones.
+import { JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream';
+import type { Logger } from '../log.ts';
+import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
+import type { Journal, LogRecord } from '../engine/journal.ts';
+import type { ClusterSubjects } from './subjects.ts';
+
+/** How long one write may take to be acknowledged, retries included, before the node gives up. */
+export const PUBLISH_DEADLINE_MS = 10_000;
+const ATTEMPT_TIMEOUT_MS = 2_000;
+const RETRY_PAUSE_MS = 100;
+const WRONG_LAST_SEQUENCE = [10071, 10164];
+
+function wrongLastSequence(err: unknown): boolean {
+  return err instanceof JetStreamApiError && WRONG_LAST_SEQUENCE.includes(err.code);
+}
+
+export interface StreamJournalOptions {
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly subjects: ClusterSubjects;
+  /** The stream's last sequence when this node starts writing. */
+  readonly lastSeq: number;
+  /** Unique to this writer (node, pid, a random part): with the sequence, each message's id. */
+  readonly writerId: string;
+  readonly log: Logger;
+  /** Once, when the journal stops accepting writes for good (the node is not the leader). */
+  readonly onFenced: (why: string) => void;
+}
+
+interface Queued {
+  readonly subject: string;
+  readonly payload: Uint8Array;
+  readonly removal: boolean;
+}
+
+export class StreamJournal implements Journal {
+  private readonly o: StreamJournalOptions;
+  private queued: Queued[] = [];
+  /** The sequence the next publish must follow. */
+  private expected: number;
+  private fencedWhy: string | null = null;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Settles when every flush so far has: a flush's retries wait for the ones before it. */
+  private tail: Promise<void> = Promise.resolve();
+  /** Batches being published again after a failure: while any is, the leader fires nothing. */
+  private recovering = 0;
+
+  constructor(opts: StreamJournalOptions) {
+    this.o = opts;
+    this.expected = opts.lastSeq;
+  }
+
+  get fenced(): boolean {
+    return this.fencedWhy !== null;
+  }
+
+  /**
+   * Whether firing may go on: not while a write is being retried (NATS lost a server, or is
+   * unreachable) nor once fenced. Jobs that come due meanwhile stay due and fire, late, once
+   * the writes go through again.
+   */
+  get writable(): boolean {
+    return this.fencedWhy === null && this.recovering === 0;
+  }
+
+  append(rec: LogRecord): void {
+    if (this.fencedWhy !== null) throw new Error(`not writing: ${this.fencedWhy}`);
+    const subject = rec.t === 'job' ? this.o.subjects.job(rec.job.id)
+      : rec.t === 'rule' ? this.o.subjects.rule(rec.rule.id)
+      : rec.t === 'job.removed' ? this.o.subjects.job(rec.id) : this.o.subjects.rule(rec.id);
+    const frame = encodeRecord(rec); // throws before anything is queued when the record is too large
+    this.queued.push({ subject, payload: frame.subarray(FRAME_HEADER_BYTES), removal: rec.t === 'job.removed' || rec.t === 'rule.removed' });
+  }
+
+  flush(): Promise<void> {
+    if (this.fencedWhy !== null) return Promise.reject(new Error(`not writing: ${this.fencedWhy}`));
+    const batch = this.queued;
+    this.queued = [];
+    if (batch.length === 0) return Promise.resolve();
+    const first = this.expected;
+    this.expected += batch.length;
+    const before = this.tail;
+    const done = this.publishBatch(batch, first, before).catch((err: unknown) => {
+      this.fence(wrongLastSequence(err) ? 'another writer wrote to the stream' : `a write was not acknowledged in time: ${(err as Error)?.message ?? String(err)}`);
+      throw err;
+    });
+    this.tail = done.then(() => {}, () => {});
+    this.track(done);
+    return done;
+  }
+
+  /** Pipelined first; on any failure, the rest again one by one once the flushes before are done. */
+  private async publishBatch(batch: readonly Queued[], first: number, before: Promise<void>): Promise<void> {
+    const deadline = performance.now() + PUBLISH_DEADLINE_MS;
+    const tries = await Promise.allSettled(batch.map((q, k) => this.publish(q, first + k)));
+    const failed = tries.findIndex((t) => t.status === 'rejected');
+    if (failed === -1) return;
+    this.recovering++;
+    try {
+      await this.republish(batch, first, before, tries, failed, deadline);
+    } finally {
+      this.recovering--;
+    }
+  }
+
+  private async republish(
+    batch: readonly Queued[], first: number, before: Promise<void>, tries: PromiseSettledResult<void>[], failed: number, deadline: number,
+  ): Promise<void> {
+    await before;
+    if (this.fencedWhy !== null) throw new Error(`not writing: ${this.fencedWhy}`);
+    for (let k = failed; k < batch.length; k++) {
+      const t = tries[k]!;
+      if (t.status === 'fulfilled') continue;
+      for (;;) {
+        try {
+          await this.publish(batch[k]!, first + k);
+          break;
+        } catch (err) {
+          // Everything before this one is acknowledged now: a wrong sequence is another writer.
+          if (wrongLastSequence(err) || performance.now() > deadline) throw err;
+          await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));
+        }
+      }
+    }
+  }
+
+  private async publish(q: Queued, expected: number): Promise<void> {
+    const ack = await this.o.js.publish(q.subject, q.payload, {
+      expect: { lastSequence: expected }, msgID: `${this.o.writerId}:${expected}`, timeout: ATTEMPT_TIMEOUT_MS,
+    });
+    if (q.removal) this.forget(q.subject, ack);
+  }
+
+  /** Waits for the publishes in flight; nothing more is written afterwards. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+    if (this.fencedWhy === null) this.fencedWhy = 'closed';
+  }
+
+  /** Stops writing for good (a lost lease, a failed publish); tells the primary once. */
+  fence(why: string): void {
+    if (this.fencedWhy !== null) return;
+    this.fencedWhy = why;
+    this.queued = [];
+    this.o.log.error({ why }, 'no longer writing to the stream');
+    this.o.onFenced(why);
+  }
+
+  private forget(subject: string, ack: PubAck): void {
+    const purge = this.o.jsm.streams.purge(this.o.subjects.stream, { filter: subject, seq: ack.seq + 1 })
+      .catch((err: unknown) => this.o.log.warn({ err: (err as Error)?.message, subject }, 'purging a removed identifier failed; it stays until the next removal'));
+    this.track(purge);
+  }
+
+  private track(p: Promise<unknown>): void {
+    const settled = p.then(() => {}, () => {});
+    this.inFlight.add(settled);
+    void settled.then(() => this.inFlight.delete(settled));
+  }
+}

@@ -1,0 +1,34 @@
+// The cluster's stream: created on first use, one per cluster name, holding every record the
+// logfile would get under one subject per identifier (subjects.ts). Its retention is the
+// compaction: only the last message of each subject is kept (max_msgs_per_subject = 1).
+// Replicas: as asked when tickd creates the stream, lowered (with a warning) to what the NATS
+// deployment can hold; an existing stream is used as it is.
+import { JetStreamApiError, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
+import type { Logger } from '../log.ts';
+import type { ClusterSubjects } from './subjects.ts';
+
+const STREAM_NOT_FOUND = 10059;
+
+export async function ensureStream(jsm: JetStreamManager, subjects: ClusterSubjects, replicas: number, log: Logger): Promise<StreamInfo> {
+  try {
+    return await jsm.streams.info(subjects.stream);
+  } catch (err) {
+    if (!(err instanceof JetStreamApiError) || err.code !== STREAM_NOT_FOUND) throw err;
+  }
+  for (let r = replicas; ; r--) {
+    try {
+      const info = await jsm.streams.add({
+        name: subjects.stream,
+        subjects: [subjects.all],
+        max_msgs_per_subject: 1,
+        num_replicas: r,
+      });
+      if (r < replicas) log.warn({ asked: replicas, replicas: r }, 'cluster-replicas capped at what the NATS deployment can hold');
+      log.info({ stream: subjects.stream, replicas: r }, 'stream created');
+      return info;
+    } catch (err) {
+      // A server alone refuses replicas > 1; a cluster refuses more replicas than servers.
+      if (r <= 1 || !(err instanceof JetStreamApiError)) throw err;
+    }
+  }
+}

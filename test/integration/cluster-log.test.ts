@@ -1,0 +1,209 @@
+// Cluster mode, part 1 (tickd(8) CLUSTER MODE): the log on a JetStream stream of real
+// nats-server processes started by the test (never the shared one at 4222). A restart replays
+// the stream exactly; SIGKILL while a client streams SETs loses no acknowledged SET; a second
+// node waits while the first holds the lease; a write by anyone else fences the leader.
+import { expect } from 'chai';
+import { connect } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Daemon } from '../helpers/daemon.ts';
+import { LineClient, jobStatus, nowNs, waitFor } from '../helpers/client.ts';
+import { requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
+
+const TTL = '1s';
+
+function clusterArgs(nats: NatsCluster, extra: string[] = []): string[] {
+  return ['--cluster', nats.urls, '--cluster-name', 'c1', '--node-name', 'n-test', '--cluster-replicas', String(nats.servers.length), '--lease-ttl', TTL, ...extra];
+}
+
+async function lines(c: LineClient, rid: string, rest: string): Promise<string[]> {
+  const out = await c.request(rid, rest, 10_000);
+  expect(out.at(-1), `${rest} -> ${out.join(' / ')}`).to.equal(`${rid} OK`);
+  return out.slice(0, -1).map((l) => l.slice(rid.length + 1)).sort();
+}
+
+describe('cluster mode: the log on a JetStream stream', function () {
+  this.timeout(120_000);
+  let bin = '';
+  let nats: NatsCluster | null = null;
+  const daemons: Daemon[] = [];
+  const clients: LineClient[] = [];
+  before(function () { bin = requireNatsServer(this); });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    for (const d of daemons.splice(0)) await d.kill();
+    await nats?.stop();
+    nats = null;
+  });
+  const start = async (args: string[], dir = tempDir()): Promise<Daemon> => {
+    const d = await Daemon.start({ args, dir, readyTimeoutMs: 30_000 });
+    daemons.push(d);
+    return d;
+  };
+  const client = async (d: Daemon): Promise<LineClient> => {
+    const c = await LineClient.connect(d.tcp);
+    clients.push(c);
+    return c;
+  };
+
+  it('a restart replays the stream exactly: jobs, rules, removals and statuses', async () => {
+    nats = await startNats(bin, 1);
+    const first = await start(clusterArgs(nats));
+    expect(first.stderr.join('\n')).to.match(/compression_interval has nothing to do in cluster mode/);
+    const c = await client(first);
+    await lines(c, 'r1', 'RULE SET run. run. shell true');
+    await lines(c, 'r2', 'RULE SET gone. gone. shell true');
+    await lines(c, 'r3', 'REMOVERULE gone.');
+    await lines(c, 's1', 'SET later.1 4000000000000000000');
+    await lines(c, 's2', 'SET later.2 4000000000000000001');
+    await lines(c, 's3', 'REMOVE later.2');
+    await lines(c, 's4', `SET run.now ${nowNs()}`);
+    await lines(c, 's5', `SET nomatch.now ${nowNs()}`);
+    await waitFor(async () => (await jobStatus(c, 'run.now')) === 'executed', 10_000, 'run.now executed');
+    await waitFor(async () => (await jobStatus(c, 'nomatch.now')) === 'failed', 10_000, 'nomatch.now failed');
+    const jobs = await lines(c, 'q', 'QUERY');
+    const rules = await lines(c, 'l', 'LISTRULES');
+    expect((await lines(c, 'st', 'STAT')).find((l) => l.startsWith('persistence '))).to.equal('persistence jetstream');
+    c.close();
+    expect((await first.stop()).code).to.equal(0);
+    daemons.splice(0);
+    const second = await start(clusterArgs(nats));
+    const c2 = await client(second);
+    expect(await lines(c2, 'q', 'QUERY')).to.deep.equal(jobs);
+    expect(await lines(c2, 'l', 'LISTRULES')).to.deep.equal(rules);
+    expect(jobs.map((j) => j.split(' ')[0])).to.deep.equal(['later.1', 'nomatch.now', 'run.now']);
+    // The removals left nothing behind on the stream: 1 rule + 3 jobs, one message each.
+    const nc = await connect({ servers: nats.urls });
+    try {
+      const info = await (await jetstreamManager(nc)).streams.info('c1');
+      expect(info.state.messages).to.equal(4);
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it('a restart whose last write was a removal (purged from the stream) replays', async () => {
+    nats = await startNats(bin, 1);
+    const dir = tempDir();
+    const first = await start(clusterArgs(nats), dir);
+    const c = await client(first);
+    await lines(c, 's1', 'SET keep.1 4000000000000000000');
+    await lines(c, 's2', 'SET drop.1 4000000000000000000');
+    await lines(c, 'd', 'REMOVE drop.1');
+    c.close();
+    expect((await first.stop()).code).to.equal(0);
+    daemons.splice(0);
+    const second = await start(clusterArgs(nats), dir);
+    expect(await lines(await client(second), 'q', 'QUERY')).to.deep.equal(['keep.1 planned 4000000000000000000']);
+  });
+
+  it('SIGKILL while a client streams SETs, 20 times: every acknowledged SET is there after the restart', async () => {
+    nats = await startNats(bin, 1);
+    const dir = tempDir();
+    const acked = new Set<string>();
+    for (let round = 0; round < 20; round++) {
+      const d = await start(clusterArgs(nats), dir);
+      const c = await client(d);
+      let i = 0;
+      let stop = false;
+      const streaming = (async () => {
+        while (!stop) {
+          const id = `k.${round}.${i++}`;
+          c.write(`${id} SET ${id} 4000000000000000000\n`);
+          const line = await c.readLine(10_000).catch(() => null);
+          if (line === `${id} OK`) acked.add(id);
+          if (line === null) return;
+        }
+      })();
+      await waitFor(() => i > 20 + round * 3, 10_000, 'some SETs acknowledged');
+      await d.kill();
+      stop = true;
+      await streaming;
+      daemons.splice(0);
+    }
+    const d = await start(clusterArgs(nats), dir);
+    const c = await client(d);
+    const present = new Set((await lines(c, 'q', 'QUERY k.')).map((l) => l.split(' ')[0]!));
+    const lost = [...acked].filter((id) => !present.has(id));
+    expect(acked.size).to.be.above(400);
+    expect(lost).to.deep.equal([]);
+  });
+
+  it('SIGKILL of one of three NATS servers while a client streams SETs: writes go on (R3), nothing acknowledged is lost', async () => {
+    nats = await startNats(bin, 3);
+    const dir = tempDir();
+    const d = await start(clusterArgs(nats), dir);
+    const c = await client(d);
+    const acked: string[] = [];
+    const errors: string[] = [];
+    let i = 0;
+    let stop = false;
+    const streaming = (async () => {
+      while (!stop) {
+        const id = `r3.${i++}`;
+        const reply = await c.request(id, `SET ${id} 4000000000000000000`, 15_000);
+        if (reply[0] === `${id} OK`) acked.push(id);
+        else errors.push(reply.join(' / '));
+      }
+    })();
+    await waitFor(() => acked.length > 200, 20_000, 'SETs before the kill');
+    const victim = nats.servers.find((s) => !d.stderr.some((l) => l.includes(`"server":"${s.url}`))) ?? nats.servers[2]!;
+    await victim.kill();
+    const atKill = acked.length;
+    await waitFor(() => acked.length > atKill + 200, 30_000, 'SETs after the kill');
+    stop = true;
+    await streaming;
+    expect(errors).to.deep.equal([]);
+    await d.stop();
+    daemons.splice(0);
+    const again = await start(clusterArgs(nats), dir);
+    const c2 = await client(again);
+    const present = new Set((await lines(c2, 'q', 'QUERY r3.')).map((l) => l.split(' ')[0]!));
+    expect(acked.filter((id) => !present.has(id))).to.deep.equal([]);
+  });
+
+  it('a second node does not write while the first holds the lease, and takes over when it stops', async () => {
+    nats = await startNats(bin, 1);
+    const first = await start(clusterArgs(nats));
+    const c = await client(first);
+    await lines(c, 's', 'SET a.1 4000000000000000000');
+    const second = Daemon.spawn({ args: clusterArgs(nats, ['--node-name', 'n-second']), dir: tempDir() });
+    daemons.push(second);
+    await second.waitForLog((r) => r['msg'] === 'taking the leader lease', 15_000);
+    // Three TTLs later it still waits: no replay, no port, no write.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(second.stderr.some((l) => l.includes('"msg":"ready"'))).to.equal(false);
+    await lines(c, 's2', 'SET a.2 4000000000000000000');
+    const stopped = Date.now();
+    expect((await first.stop()).code).to.equal(0);
+    await second.waitForReady(15_000);
+    // Released at the stop: no wait for the TTL to run out.
+    expect(Date.now() - stopped).to.be.below(5_000);
+    const c2 = await client(second);
+    expect(await lines(c2, 'q', 'QUERY a.')).to.have.length(2);
+  });
+
+  it('a write to the stream by anyone else makes the leader stop writing and firing', async () => {
+    nats = await startNats(bin, 1);
+    const d = await start(clusterArgs(nats));
+    const c = await client(d);
+    await lines(c, 'r', 'RULE SET f. f. shell true');
+    const due = nowNs() + 1_500_000_000n;
+    await lines(c, 's1', `SET f.due ${due}`);
+    const nc = await connect({ servers: nats.urls });
+    try {
+      await jetstream(nc).publish(clusterSubjects('c1').job('forged'), new Uint8Array([2, 0, 1, 120]));
+    } finally {
+      await nc.close();
+    }
+    const reply = await c.request('s2', `SET f.after ${nowNs() + 300_000_000n}`, 10_000);
+    expect(reply).to.deep.equal(['s2 ERROR internal']);
+    await d.waitForLog((r) => r['msg'] === 'not the leader any more: firing and writing stopped', 10_000);
+    const again = await c.request('s3', 'SET f.third 4000000000000000000', 10_000);
+    expect(again).to.deep.equal(['s3 ERROR internal']);
+    // A job that comes due after the fence does not fire on this node.
+    await waitFor(() => nowNs() > due + 1_000_000_000n, 5_000, 'the due time to pass');
+    expect(await jobStatus(c, 'f.due')).to.equal('planned');
+  });
+});
