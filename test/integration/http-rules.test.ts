@@ -139,7 +139,8 @@ describe('HTTP interface: rules', function () {
 
   describe('OpenAPI conformity', () => {
     it('checked every response above against the document', () => {
-      expect(api.checked).to.be.above(50);
+      // At least the 49 fixed requests and one poll of fire.a (the polls vary with timing).
+      expect(api.checked).to.be.at.least(50);
     });
   });
 });
