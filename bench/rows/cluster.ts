@@ -10,38 +10,16 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { natsServerPath, startNats, type NatsCluster } from '../../test/helpers/nats.ts';
 import { TICKD } from '../../test/helpers/daemon.ts';
-import { closedLoopSets } from '../lib/closed-loop.ts';
-import { benchDir, sleep, startDaemon, stopDaemon, withDaemon } from '../lib/harness.ts';
+import { benchDir, startDaemon, stopDaemon } from '../lib/harness.ts';
+import { closedLoop } from './durable.ts';
 import { buildLogfile, LOGFILE, logTimeMs } from '../lib/logfile-load.ts';
 import type { Figure, Row } from '../lib/suite.ts';
 
 const CONNECTIONS = 64;
-const WARMUP_MS = 1000;
-const WINDOW_MS = 5000;
 const JOBS = 1_000_000;
 
 const clusterArgs = (nats: NatsCluster, name: string): string[] =>
   ['--cluster', nats.urls, '--cluster-name', name, '--cluster-replicas', String(nats.servers.length)];
-
-async function durable(args: string[], persistence: 'logfile' | 'memory'): Promise<number> {
-  return withDaemon('cluster-durable', { workers: 1, args, config: { database: { persistence, fsync_on_persist: true, compression_interval: 0 } } }, async (daemon) => {
-    const load = await closedLoopSets(daemon.tcp, CONNECTIONS, 'durable');
-    let replies = 0;
-    let seconds = 0;
-    try {
-      await sleep(WARMUP_MS);
-      const r0 = load.replies;
-      const t0 = performance.now();
-      await sleep(WINDOW_MS);
-      replies = load.replies - r0;
-      seconds = (performance.now() - t0) / 1000;
-    } finally {
-      await load.stop();
-    }
-    if (load.errors > 0) throw new Error(`${load.errors} SETs were answered ERROR`);
-    return replies / seconds;
-  });
-}
 
 function run(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -73,9 +51,9 @@ export const row: Row = {
     if (bin === null) return [{ label: 'cluster mode', value: null, unit: '', note: 'nats-server is missing' }];
     const nats = await startNats(bin, 3);
     try {
-      const stream = await durable(clusterArgs(nats, 'bench1'), 'memory');
+      const stream = (await closedLoop('cluster-durable', 'memory', 1, clusterArgs(nats, 'bench1'))).perSecond;
       opts.progress(`  R3 stream: ${stream.toFixed(0)} SET/s`);
-      const logfile = await durable([], 'logfile');
+      const logfile = (await closedLoop('cluster-logfile', 'logfile', 1)).perSecond;
       opts.progress(`  logfile + fsync: ${logfile.toFixed(0)} SET/s`);
       const dir = benchDir('cluster-replay');
       let fromLog: number;

@@ -17,16 +17,18 @@ const WARMUP_MS = 1000;
 const WINDOW_MS = 5000;
 const PIPELINED_DEPTH = 4;
 
-interface Run {
+export interface Run {
   readonly perSecond: number;
   /** From the "logfile closed" line; null in memory mode. */
   readonly rounds: number | null;
   readonly records: number | null;
 }
 
-function closedLoop(name: string, persistence: 'logfile' | 'memory', depth: number): Promise<Run> {
+/** The closed loop on a fresh daemon; `args` adds daemon flags (the cluster row's --cluster). */
+export function closedLoop(name: string, persistence: 'logfile' | 'memory', depth: number, args: string[] = []): Promise<Run> {
   return withDaemon(name, {
     workers: 1,
+    args,
     config: { database: { persistence, fsync_on_persist: true, compression_interval: 0 } },
   }, async (daemon) => {
     const load = await closedLoopSets(daemon.tcp, CONNECTIONS, 'durable', depth);
