@@ -18,6 +18,7 @@ import { loadStartupInputs, type StartupInputs } from '../lib/config/inputs.ts';
 import { StartupError } from '../lib/errors.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { Engine } from '../lib/engine/engine.ts';
+import { NotWritingError } from '../lib/engine/journal.ts';
 import { combineObservers, firingLog } from '../lib/engine/observers.ts';
 import { buildStat, type StatSources } from '../lib/engine/stats.ts';
 import { openStorage } from '../lib/persistence/storage.ts';
@@ -101,7 +102,8 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     dispatch: (job, rule, attempt) => pool.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner }),
     stat: () => buildStat(statSources),
     onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
-    onCommandError: (err) => log.error({ err }, 'a command or tick failed; a command is answered ERROR internal'),
+    // A journal that takes no writes (not the leader) said so once; its refusals are expected.
+    onCommandError: (err) => { if (!(err instanceof NotWritingError)) log.error({ err }, 'a command or tick failed; a command is answered ERROR internal'); },
     observer: combineObservers([
       instruments === null ? null : engineObserver(instruments),
       log.debug() ? firingLog(log.child({ component: 'scheduler' })) : null,

@@ -72,6 +72,14 @@ export const MIN_SLICE_US = 100;
 export const MAX_SLICE_US = 100_000;
 export const DEFAULT_TICK_SLICE_US = MIN_SLICE_US;
 
+/** parseArgs options naming a cluster's NATS: the daemon, `tickd dump` and `tickd import` take them. */
+export const CLUSTER_CONNECTION_OPTIONS = {
+  cluster: { type: 'string' },
+  'cluster-name': { type: 'string' },
+  'cluster-creds': { type: 'string' },
+  'cluster-ca': { type: 'string' },
+} as const;
+
 export function parseCli(argv: readonly string[]): CliAction {
   if (argv[0] === 'dump') return { mode: 'dump', argv: argv.slice(1) };
   if (argv[0] === 'import') return { mode: 'import', argv: argv.slice(1) };
@@ -87,10 +95,7 @@ export function parseCli(argv: readonly string[]): CliAction {
         pidfile: { type: 'string' },
         'max-inflight': { type: 'string' },
         'tick-slice': { type: 'string' },
-        cluster: { type: 'string' },
-        'cluster-creds': { type: 'string' },
-        'cluster-ca': { type: 'string' },
-        'cluster-name': { type: 'string' },
+        ...CLUSTER_CONNECTION_OPTIONS,
         'node-name': { type: 'string' },
         'cluster-replicas': { type: 'string' },
         'lease-ttl': { type: 'string' },

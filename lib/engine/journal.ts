@@ -24,3 +24,11 @@ export interface Journal {
   flush(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * What append() and flush() throw once a journal takes no more writes for good (cluster mode:
+ * this node is not the leader). Said once where it happens; each refused write is expected.
+ */
+export class NotWritingError extends Error {
+  override readonly name = 'NotWritingError';
+}

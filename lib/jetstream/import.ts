@@ -28,7 +28,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { parseCluster, type ClusterOptions } from '../cli.ts';
+import { CLUSTER_CONNECTION_OPTIONS, parseCluster, type ClusterOptions } from '../cli.ts';
 import { StartupError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
 import type { LogRecord } from '../engine/journal.ts';
@@ -60,8 +60,7 @@ function parseImportArgs(argv: readonly string[]): ImportArgs | string {
       strict: true,
       allowPositionals: true,
       options: {
-        cluster: { type: 'string' }, 'cluster-name': { type: 'string' }, 'cluster-creds': { type: 'string' },
-        'cluster-ca': { type: 'string' }, 'cluster-replicas': { type: 'string' },
+        ...CLUSTER_CONNECTION_OPTIONS, 'cluster-replicas': { type: 'string' },
       },
     });
   } catch (err) {

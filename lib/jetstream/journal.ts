@@ -23,7 +23,7 @@
 import { JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream';
 import type { Logger } from '../log.ts';
 import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
-import type { Journal, LogRecord } from '../engine/journal.ts';
+import { NotWritingError, type Journal, type LogRecord } from '../engine/journal.ts';
 import type { ClusterSubjects } from './subjects.ts';
 
 /** How long one write may take to be acknowledged, retries included, before the node gives up. */
@@ -86,7 +86,7 @@ export class StreamJournal implements Journal {
   }
 
   append(rec: LogRecord): void {
-    if (this.fencedWhy !== null) throw new Error(`not writing: ${this.fencedWhy}`);
+    if (this.fencedWhy !== null) throw new NotWritingError(`not writing: ${this.fencedWhy}`);
     const subject = rec.t === 'job' ? this.o.subjects.job(rec.job.id)
       : rec.t === 'rule' ? this.o.subjects.rule(rec.rule.id)
       : rec.t === 'job.removed' ? this.o.subjects.job(rec.id) : this.o.subjects.rule(rec.id);
@@ -95,7 +95,7 @@ export class StreamJournal implements Journal {
   }
 
   flush(): Promise<void> {
-    if (this.fencedWhy !== null) return Promise.reject(new Error(`not writing: ${this.fencedWhy}`));
+    if (this.fencedWhy !== null) return Promise.reject(new NotWritingError(`not writing: ${this.fencedWhy}`));
     const batch = this.queued;
     this.queued = [];
     if (batch.length === 0) return Promise.resolve();
@@ -129,7 +129,7 @@ export class StreamJournal implements Journal {
     batch: readonly Queued[], first: number, before: Promise<void>, tries: PromiseSettledResult<void>[], failed: number, deadline: number,
   ): Promise<void> {
     await before;
-    if (this.fencedWhy !== null) throw new Error(`not writing: ${this.fencedWhy}`);
+    if (this.fencedWhy !== null) throw new NotWritingError(`not writing: ${this.fencedWhy}`);
     for (let k = failed; k < batch.length; k++) {
       const t = tries[k]!;
       if (t.status === 'fulfilled') continue;

@@ -18,7 +18,7 @@ import { followLogfile } from './dump-follow.ts';
 import { LineSink, readRange } from './dump-read.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { LogfileCorruptError } from './replay.ts';
-import { parseCluster, type ClusterOptions } from '../cli.ts';
+import { CLUSTER_CONNECTION_OPTIONS, parseCluster, type ClusterOptions } from '../cli.ts';
 
 export const DUMP_USAGE = 'Usage: tickd dump LOGFILE [--format text|json] [--compact] [--follow]\n'
   + '       tickd dump --cluster URL[,URL...] [--cluster-name NAME] [--cluster-creds FILE] [--cluster-ca FILE]\n'
@@ -48,7 +48,7 @@ function parseDumpArgs(argv: readonly string[]): DumpArgs | string {
       allowPositionals: true,
       options: {
         format: { type: 'string' }, compact: { type: 'boolean' }, follow: { type: 'boolean' },
-        cluster: { type: 'string' }, 'cluster-name': { type: 'string' }, 'cluster-creds': { type: 'string' }, 'cluster-ca': { type: 'string' },
+        ...CLUSTER_CONNECTION_OPTIONS,
       },
     });
   } catch (err) {

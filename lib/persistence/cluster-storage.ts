@@ -65,15 +65,8 @@ export async function openClusterStorage(
     const kv = await untilJetStreamAnswers(clog, stopped, () => openLeaseBucket(nc, opts.name, opts.leaseTtlMs, opts.replicas, clog));
     let onLost: (why: string) => void = () => {};
     const lost = new Promise<string>((resolve) => { onLost = resolve; });
-    let journal: StreamJournal | null = null;
     const holder = `${opts.nodeName}/${process.pid}/${randomBytes(4).toString('hex')}`;
-    const lease = new Lease({
-      kv, holder, ttlMs: opts.leaseTtlMs, log: clog,
-      onLost: (why) => {
-        if (journal === null) onLost(`lease lost: ${why}`);
-        else journal.fence(`lease lost: ${why}`);
-      },
-    });
+    const lease = new Lease({ kv, holder, ttlMs: opts.leaseTtlMs, log: clog, onLost: (why) => onLost(`lease lost: ${why}`) });
     clog.info({ cluster: opts.name, node: opts.nodeName }, 'taking the leader lease');
     await lease.acquire(stopped);
     clog.info('leader lease held: this node writes and fires');
@@ -83,8 +76,9 @@ export async function openClusterStorage(
     const stream = new StreamJournal({
       js, jsm, subjects, lastSeq: replay.lastSeq, writerId: holder, log: clog, onFenced: onLost,
     });
-    journal = stream;
-    if (!lease.held) stream.fence('lease lost during the replay');
+    // However leadership ends (the lease, even during the replay, or the journal itself), the
+    // journal writes nothing more; fence() is idempotent.
+    void lost.then((why) => stream.fence(why));
     return {
       kind: 'jetstream',
       path: null,
@@ -96,7 +90,7 @@ export async function openClusterStorage(
       writable: () => stream.writable,
       close: async () => {
         await stream.close();
-        if (lease.held) await lease.release().catch((err: unknown) => clog.warn({ err: (err as Error)?.message }, 'releasing the lease failed; it expires by itself'));
+        await lease.release(); // deletes the key only while it holds our revision; never rejects
         lease.close();
         await nc.close();
       },

@@ -133,7 +133,9 @@ describe('cluster mode: the log on a JetStream stream', function () {
   it('SIGKILL of one of three NATS servers while a client streams SETs: writes go on (R3), nothing acknowledged is lost', async () => {
     nats = await startNats(bin, 3);
     const dir = tempDir();
-    const d = await start(clusterArgs(nats), dir);
+    // A lease that outlives the NATS cluster's own elections (seconds) after a server is lost.
+    const args = clusterArgs(nats, ['--lease-ttl', '10s']);
+    const d = await start(args, dir);
     const c = await client(d);
     const acked: string[] = [];
     const errors: string[] = [];
@@ -151,13 +153,14 @@ describe('cluster mode: the log on a JetStream stream', function () {
     const victim = nats.servers.find((s) => !d.stderr.some((l) => l.includes(`"server":"${s.url}`))) ?? nats.servers[2]!;
     await victim.kill();
     const atKill = acked.length;
-    await waitFor(() => acked.length > atKill + 200, 30_000, 'SETs after the kill');
+    await waitFor(() => acked.length > atKill + 200, 30_000, 'SETs after the kill')
+      .catch((err: Error) => { throw new Error(`${err.message}; ${errors.length} errors; daemon log:\n${d.stderr.slice(-15).join('\n')}`); });
     stop = true;
     await streaming;
     expect(errors).to.deep.equal([]);
     await d.stop();
     daemons.splice(0);
-    const again = await start(clusterArgs(nats), dir);
+    const again = await start(args, dir);
     const c2 = await client(again);
     const present = new Set((await lines(c2, 'q', 'QUERY r3.')).map((l) => l.split(' ')[0]!));
     expect(acked.filter((id) => !present.has(id))).to.deep.equal([]);

@@ -47,17 +47,24 @@ function tags(text: string): string[] {
 interface CliOption { readonly name: string; readonly short: string | null }
 
 /** The option table of the parseArgs call in a source file, read from its text. */
-function parseArgsOptions(rel: string): CliOption[] {
-  const text = source(rel);
-  const at = text.indexOf('options: {', text.indexOf('parseArgs({'));
-  expect(at, `parseArgs options in ${rel}`).to.be.greaterThan(-1);
+/** The body of the object literal whose `{` follows `marker` in `text`. */
+function objectBody(text: string, marker: string, from = 0): string {
+  const at = text.indexOf(marker, from);
+  expect(at, marker).to.be.greaterThan(-1);
   let depth = 0;
-  let end = at + 'options: '.length;
+  let end = at + marker.length - 1;
   for (; end < text.length; end++) {
     if (text[end] === '{') depth++;
     else if (text[end] === '}' && --depth === 0) break;
   }
-  const block = text.slice(at + 'options: {'.length, end);
+  return text.slice(at + marker.length, end);
+}
+
+function parseArgsOptions(rel: string): CliOption[] {
+  const text = source(rel);
+  let block = objectBody(text, 'options: {', text.indexOf('parseArgs({'));
+  // Shared option tables spread in (`...CLUSTER_CONNECTION_OPTIONS`) are exported by lib/cli.ts.
+  for (const spread of block.matchAll(/\.\.\.([A-Z_]+)/g)) block += objectBody(source('lib/cli.ts'), `const ${spread[1]} = {`);
   const out: CliOption[] = [];
   for (const m of block.matchAll(/(?:'([a-z][a-z-]*)'|([a-z][a-zA-Z]*))\s*:\s*\{([^}]*)\}/g)) {
     expect(m[3], `option ${m[1] ?? m[2]}`).to.match(/type:\s*'(string|boolean)'/);
