@@ -43,6 +43,11 @@ export class Changes {
     return this.attempts.get(id);
   }
 
+  /** Forgets every attempt: the results of executions still running will be ignored. */
+  forgetAttempts(): void {
+    this.attempts.clear();
+  }
+
   /** A new attempt for a job that stays `triggered` (re-dispatch after a restart): nothing to persist. */
   retry(id: string, attempt: string): void {
     this.attempts.set(id, attempt);

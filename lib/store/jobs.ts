@@ -109,6 +109,11 @@ export class JobStore {
     return previous;
   }
 
+  /** Deletes every job (a cluster node rebuilding its copy of the log). */
+  clear(): void {
+    for (const id of [...this.slotOf.keys()]) this.delete(id);
+  }
+
   /** Execution time of the earliest armed job, or undefined when none is armed. O(1). */
   nextDue(): bigint | undefined {
     return this.due.peekKey();

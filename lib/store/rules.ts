@@ -70,6 +70,11 @@ export class RuleStore {
     return previous;
   }
 
+  /** Deletes every rule (a cluster node rebuilding its copy of the log). */
+  clear(): void {
+    for (const id of [...this.byId.keys()]) this.delete(id);
+  }
+
   /** The rule whose pattern is the longest prefix of `jobId` (ties: smallest rule id). */
   match(jobId: string): Rule | undefined {
     const n = jobId.length;

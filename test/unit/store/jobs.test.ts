@@ -22,6 +22,17 @@ describe('store/jobs JobStore', () => {
     store = new JobStore();
   });
 
+  it('clear() empties it: no job, no counts, nothing due, and it is usable again', () => {
+    store.put(job('a', T));
+    store.put(job('b', T + 1n, 'executed'));
+    store.clear();
+    expect(store.size).to.equal(0);
+    expect(store.counts()).to.deep.equal({ total: 0, planned: 0, triggered: 0, executed: 0, failed: 0 });
+    expect(store.nextDue()).to.equal(undefined);
+    store.put(job('c', T));
+    expect(ids(store.takeDue(T, 10))).to.deep.equal(['c']);
+  });
+
   describe('get/put/delete', () => {
     it('stores a job and returns fresh plain copies', () => {
       expect(store.put(job('a.1', T))).to.equal(undefined);

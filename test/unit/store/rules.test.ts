@@ -17,6 +17,16 @@ describe('store/rules RuleStore', () => {
     store = new RuleStore();
   });
 
+  it('clear() empties it: no rule, no match, and it is usable again', () => {
+    store.put(rule('a.'));
+    store.put(rule('a.b.'));
+    store.clear();
+    expect(store.size).to.equal(0);
+    expect(store.match('a.b.c')).to.equal(undefined);
+    store.put(rule('a.'));
+    expect(store.match('a.b.c')?.id).to.equal('a.');
+  });
+
   it('gets, replaces and deletes by identifier, returning previous values', () => {
     const r1 = rule('r', 'a.');
     const r2 = rule('r', 'b.');
