@@ -12,6 +12,10 @@
 // - The re-dispatch runs before the first tick: a job left `triggered` on disk runs exactly
 //   once more, and a job that came due while the daemon was down (still `planned`) is fired
 //   by the first tick exactly once, never re-dispatched as well.
+// - Cluster mode (lib/leadership/node.ts): "ready" means a follower that serves its clients
+//   by forwarding to the leader; the node competes for the lease from then on, and only
+//   while it leads do batches run here, the tick fire, and the re-dispatch run (at each
+//   promotion). Stepping down makes the engine forget its attempts and pending results.
 import { writeFileSync } from 'node:fs';
 import type { CliAction } from '../lib/cli.ts';
 import { loadStartupInputs, type StartupInputs } from '../lib/config/inputs.ts';
@@ -72,7 +76,10 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   if (life.stopRequested) return;
 
   const connections = new ConnectionCounts();
-  const instruments = telemetry?.instruments({ connections: connections.total, rules: () => rules.size, compactions: storage.compactions }) ?? null;
+  const instruments = telemetry?.instruments({
+    connections: connections.total, rules: () => rules.size, compactions: storage.compactions,
+    ...(storage.node === undefined ? {} : { role: () => storage.node!.role }),
+  }) ?? null;
   // Made before the pool and the engine, so that neither needs the other to exist first.
   const results = new ExecutionResults();
   const pool = new RunnerPool({
@@ -110,11 +117,13 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     ]),
   });
 
+  // Cluster mode: a follower forwards its clients' batches to the leader (lib/leadership).
+  const node = storage.node;
   const supervisor = new Supervisor({
     count: action.workers,
-    init: { config, tokens, tls, version: VERSION },
+    init: { config, tokens, tls, version: VERSION, cluster: action.cluster !== null },
     log,
-    onBatch: (cmds, done) => engine.submitBatch(cmds, done),
+    onBatch: node === undefined ? (cmds, done) => engine.submitBatch(cmds, done) : (cmds, done) => node.submit(cmds, done),
     onConnections: (workerId, count) => connections.set(workerId, count),
     onExit: (workerId) => connections.delete(workerId),
   });
@@ -135,19 +144,25 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     life.own({ pidfile: action.pidfile });
   }
   life.ready();
-  const redispatched = engine.redispatchTriggered();
-  if (redispatched > 0) log.info({ jobs: redispatched }, 'jobs left triggered are dispatched again');
-  // While the storage cannot take writes (cluster mode: a write being retried), nothing fires:
-  // what comes due meanwhile fires, late, once writes go through again.
-  const writable = storage.writable ?? (() => true);
-  const ticker = new Ticker(config.database.framerate, () => { if (writable()) engine.tick(wallNowNs()); });
+  const redispatch = (): void => {
+    const n = engine.redispatchTriggered();
+    if (n > 0) log.info({ jobs: n }, 'jobs left triggered are dispatched again');
+  };
+  // Cluster mode: only the leader fires, and only while its writes go through (one being
+  // retried holds the tick: what comes due meanwhile fires, late, once writes go through).
+  const ticker = new Ticker(config.database.framerate, node === undefined
+    ? () => engine.tick(wallNowNs())
+    : () => { if (node.firing) engine.tick(wallNowNs()); });
   life.own({ ticker });
-  // Cluster mode: a node that is no longer the leader stops firing at once (its journal is
-  // fenced already, so every write is answered ERROR internal).
-  void storage.lost?.then((why) => {
-    ticker.stop();
-    log.error({ why }, 'not the leader any more: firing and writing stopped');
-  });
+  if (node === undefined) {
+    redispatch();
+  } else {
+    node.start({
+      local: (cmds, done) => engine.submitBatch(cmds, done),
+      promoted: () => { instruments?.tookOver(); redispatch(); },
+      demoted: () => engine.forget(),
+    });
+  }
   ticker.start();
   storage.startCompaction();
   log.info({ tcp: addresses.tcp, http: addresses.http, tls: tls !== null, auth: tokens !== null, workers: action.workers, persistence: storage.kind }, 'ready');

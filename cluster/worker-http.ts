@@ -18,9 +18,10 @@ export interface HttpStartOptions {
   readonly dispatch: (cmd: Command) => Promise<Reply>;
   readonly log: Logger;
   readonly version: string;
+  readonly cluster: boolean;
 }
 
 export function startHttp(opts: HttpStartOptions): Promise<HttpHandle> {
   const log = opts.log.child({ component: 'http' });
-  return startServer({ dispatch: opts.dispatch, tokens: opts.tokens, version: opts.version }, log, opts.host, opts.port);
+  return startServer({ dispatch: opts.dispatch, tokens: opts.tokens, version: opts.version, cluster: opts.cluster }, log, opts.host, opts.port);
 }

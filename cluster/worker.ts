@@ -86,7 +86,7 @@ async function start(init: WorkerInit): Promise<void> {
   let httpAddr: string | null = null;
   if (config.http.listen !== null) {
     const { host, port, text } = config.http.listen;
-    http = await startHttp({ host, port, tokens, dispatch: (cmd) => link.requestAsync(cmd), log, version: init.version })
+    http = await startHttp({ host, port, tokens, dispatch: (cmd) => link.requestAsync(cmd), log, version: init.version, cluster: init.cluster })
       .catch((err: NodeJS.ErrnoException) => { throw new Error(`cannot listen on ${text}: ${err.code ?? err.message}`); });
     httpAddr = formatAddress(http.host, http.port);
   }

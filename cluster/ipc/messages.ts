@@ -18,6 +18,8 @@ export interface WorkerInit {
   /** PEM text read and checked by the primary at startup. */
   readonly tls: { readonly cert: string; readonly key: string } | null;
   readonly version: string;
+  /** Started with --cluster: the HTTP interface serves GET /cluster (a node alone has no view to give). */
+  readonly cluster: boolean;
 }
 
 export type ToWorker =

@@ -21,6 +21,7 @@ export function scopeCommand(cmd: Command, namespace: string): Command | ErrorRe
     case 'rule.list':
       return { ...cmd, scope: namespace };
     case 'stat':
+    case 'cluster':
       return cmd;
     default: {
       const never: never = cmd;

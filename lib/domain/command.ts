@@ -3,6 +3,7 @@
 import type { Job } from './job.ts';
 import type { Rule } from './rule.ts';
 import type { StatValues } from './stat.ts';
+import type { ClusterView } from './cluster-view.ts';
 import type { ErrorCode } from '../errors.ts';
 
 export type Command =
@@ -18,7 +19,9 @@ export type Command =
   | { readonly op: 'rule.get'; readonly id: string }
   | { readonly op: 'rule.remove'; readonly id: string }
   | { readonly op: 'rule.list'; readonly prefix: string; readonly scope: string; readonly cursor: number; readonly limit: number }
-  | { readonly op: 'stat' };
+  | { readonly op: 'stat' }
+  /** This node's view of its cluster (GET /cluster): answered by the node itself, never forwarded. */
+  | { readonly op: 'cluster' };
 
 export type Op = Command['op'];
 export type ListCommand = Extract<Command, { op: 'job.list' | 'rule.list' }>;
@@ -31,4 +34,5 @@ export type Reply =
   | { readonly ok: true; readonly kind: 'rule'; readonly rule: Rule }
   | { readonly ok: true; readonly kind: 'rules'; readonly rules: Rule[]; readonly next: number | null }
   | { readonly ok: true; readonly kind: 'stat'; readonly stat: StatValues }
+  | { readonly ok: true; readonly kind: 'cluster'; readonly cluster: ClusterView }
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string };

@@ -21,6 +21,7 @@ import { ruleList } from './commands/rule-list.ts';
 import { ruleRemove } from './commands/rule-remove.ts';
 import { ruleSet } from './commands/rule-set.ts';
 import { stat } from './commands/stat.ts';
+import { cluster } from './commands/cluster.ts';
 import { Firing, type Dispatch, type FiringObserver } from '../scheduler/firing.ts';
 import { ExecutionResults } from '../scheduler/results.ts';
 
@@ -34,6 +35,7 @@ const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
   'rule.remove': ruleRemove,
   'rule.list': ruleList,
   stat,
+  cluster,
 };
 
 export interface EngineObserver extends FiringObserver {
@@ -113,6 +115,15 @@ export class Engine {
   /** A runner finished; applied at the next tick. */
   result(jobId: string, attempt: string, success: boolean): void {
     this.results.push(jobId, attempt, success);
+  }
+
+  /**
+   * Cluster mode, on stepping down: the executions still running finish unrecorded (their
+   * jobs run again under the next leader) and no result waiting for a tick is applied.
+   */
+  forget(): void {
+    this.changes.forgetAttempts();
+    this.results.take();
   }
 
   /** After replay, before the first tick: jobs left `triggered` on disk run again (at-least-once). */

@@ -12,6 +12,8 @@ type Schema = { readonly [key: string]: JsonValue };
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const str: Schema = { type: 'string' };
 const strings: Schema = { type: 'array', items: str };
+/** JetStream stream sequences stay below 2^53: plain JSON numbers. */
+const seq: Schema = { type: 'integer', minimum: 0 };
 
 function object(required: readonly string[], properties: Record<string, JsonValue>, extra: Record<string, JsonValue> = {}): Schema {
   return { type: 'object', required: [...required], properties, ...extra };
@@ -89,4 +91,21 @@ export const SCHEMAS: Record<string, Schema> = {
   Rule: closed(['id', 'pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('Runner') }),
   Stats: closed([...STAT_KEYS], statProperties, { description: 'The 15 STAT values of the TCP interface, in the same order; numbers are exact integers.' }),
   Health: closed(['status'], { status: { const: 'ok' } }),
+  ClusterNode: closed(['name', 'role', 'applied_seq', 'lag', 'seen_ago_ms'], {
+    name: str,
+    role: ref('NodeRole'),
+    applied_seq: { ...seq, description: 'The last stream sequence this node has applied (the leader: written and acknowledged).' },
+    lag: { type: 'integer', minimum: 0, description: 'last_seq minus this node\'s applied_seq.' },
+    seen_ago_ms: { type: 'integer', minimum: 0, description: 'Milliseconds since the node last reported how it stands (it does so about every second).' },
+  }),
+  Cluster: closed(['cluster', 'node', 'role', 'leader', 'last_seq', 'applied_seq', 'nodes'], {
+    cluster: { type: 'string', description: 'The cluster\'s name.' },
+    node: { type: 'string', description: 'The name of the node that answered.' },
+    role: ref('NodeRole'),
+    leader: { anyOf: [str, { type: 'null' }], description: 'The leader\'s node name; null while no node holds the lease.' },
+    last_seq: { ...seq, description: 'The stream\'s last sequence as this node knows it.' },
+    applied_seq: { ...seq, description: 'The last stream sequence this node has applied.' },
+    nodes: { type: 'array', items: ref('ClusterNode'), description: 'Every node heard from in the last few seconds, the answering one included, by name.' },
+  }, { description: 'One node\'s view of its cluster (cluster mode, NATS JetStream).' }),
+  NodeRole: { enum: ['leader', 'follower'] },
 };

@@ -1,8 +1,9 @@
 // The OpenAPI 3.1.1 document served at GET /openapi.json (tickd-protocol(7) HTTP INTERFACE).
 // It describes exactly what lib/http serves, for the running configuration: with an auth_file
 // every data route carries the bearer security requirement and its 401/403 answers; without
-// one the interface is open and the document says so by omitting them. HEAD is served for
-// every GET route (Node drops the body), so it is documented too.
+// one the interface is open and the document says so by omitting them. GET /cluster and its
+// schemas appear only in cluster mode, where the route exists. HEAD is served for every GET
+// route (Node drops the body), so it is documented too.
 import type { JsonValue } from './json.ts';
 import { SCHEMAS } from './openapi-schemas.ts';
 import { MAX_BODY_BYTES } from './body.ts';
@@ -15,6 +16,8 @@ export interface OpenApiOptions {
   readonly version: string;
   /** true when an auth_file is configured. */
   readonly auth: boolean;
+  /** true when the daemon runs with --cluster. */
+  readonly cluster: boolean;
 }
 
 const json = (schema: JsonValue): Obj => ({ 'application/json': { schema } });
@@ -93,7 +96,7 @@ const deleted = { '204': { description: 'Deleted; no body.' } };
 const ID_ERRORS = { '400': 'BadRequest', '403': 'Forbidden' };
 const BODY_ERRORS = { ...ID_ERRORS, '413': 'PayloadTooLarge', '415': 'UnsupportedMediaType' };
 
-function paths(auth: boolean): Obj {
+function paths(auth: boolean, cluster: boolean): Obj {
   const get = (op: Op): Obj => { const o = operation(op, auth); return { get: o, head: head(o) }; };
   const put = (op: Op): Obj => operation(op, auth);
   const del = (op: Op): Obj => operation(op, auth);
@@ -113,10 +116,15 @@ function paths(auth: boolean): Obj {
       delete: del({ id: 'deleteRule', summary: 'Delete a rule', ok: deleted, errors: { ...ID_ERRORS, '404': 'NotFound' } }),
     },
     '/stats': get({ id: 'getStats', summary: 'Service statistics (the TCP STAT values); allowed for any token', ok: { '200': response('The statistics.', ref('Stats')) }, errors: {} }),
+    // Every node answers this one itself, whatever its role: no error of its own.
+    ...(cluster && { '/cluster': get({ id: 'getCluster', summary: 'This node\'s view of its cluster; allowed for any token', ok: { '200': response('The answering node, its role, the leader, stream sequences and every node recently heard from.', ref('Cluster')) }, errors: {} }) }),
     '/health': get({ id: 'getHealth', summary: 'Liveness probe; no authentication', ok: { '200': response('Up.', ref('Health')) }, errors: {}, open: true }),
     '/openapi.json': get({ id: 'getOpenApi', summary: 'This document; no authentication', ok: { '200': response('The OpenAPI document.', { type: 'object' }) }, errors: {}, open: true }),
   };
 }
+
+// Only GET /cluster refers to these: without it they would be dead weight in the document.
+const CLUSTER_SCHEMAS: ReadonlySet<string> = new Set(['Cluster', 'ClusterNode', 'NodeRole']);
 
 const idParam = (kind: string, schema: string): Obj => ({
   name: 'id', in: 'path', required: true, schema: ref(schema),
@@ -135,9 +143,9 @@ export function buildOpenApi(opts: OpenApiOptions): JsonValue {
   return {
     openapi: '3.1.1',
     info: { title: 'tickd', version: opts.version, description, license: { name: 'MIT', identifier: 'MIT' } },
-    paths: paths(opts.auth),
+    paths: paths(opts.auth, opts.cluster),
     components: {
-      schemas: SCHEMAS,
+      schemas: opts.cluster ? SCHEMAS : Object.fromEntries(Object.entries(SCHEMAS).filter(([name]) => !CLUSTER_SCHEMAS.has(name))),
       responses: RESPONSES,
       parameters: {
         JobId: idParam('job', 'Identifier'),

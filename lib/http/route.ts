@@ -13,6 +13,8 @@ export interface HttpContext {
   readonly dispatch: (cmd: Command) => Promise<Reply>;
   readonly tokens: TokenTable | null;
   readonly version: string;
+  /** Started with --cluster. A node running alone neither serves nor documents GET /cluster. */
+  readonly cluster: boolean;
 }
 
 export interface Call {

@@ -47,6 +47,11 @@ export interface StreamJournalOptions {
   readonly log: Logger;
   /** Once, when the journal stops accepting writes for good (the node is not the leader). */
   readonly onFenced: (why: string) => void;
+  /**
+   * Asked before each flush: false once this node's claim on the lease ran out by its own
+   * clock (a process resumed after a pause), so not even one write leaves it after that.
+   */
+  readonly mayWrite?: () => boolean;
 }
 
 interface Queued {
@@ -76,6 +81,11 @@ export class StreamJournal implements Journal {
     return this.fencedWhy !== null;
   }
 
+  /** The sequence of the last record handed to the stream (acknowledged or on its way). */
+  get lastSeq(): number {
+    return this.expected;
+  }
+
   /**
    * Whether firing may go on: not while a write is being retried (NATS lost a server, or is
    * unreachable) nor once fenced. Jobs that come due meanwhile stay due and fire, late, once
@@ -95,6 +105,7 @@ export class StreamJournal implements Journal {
   }
 
   flush(): Promise<void> {
+    if (this.fencedWhy === null && this.o.mayWrite?.() === false) this.fence('the lease ran out by this node\'s clock');
     if (this.fencedWhy !== null) return Promise.reject(new NotWritingError(`not writing: ${this.fencedWhy}`));
     const batch = this.queued;
     this.queued = [];

@@ -1,16 +1,9 @@
 // Cluster mode's storage (tickd(8) CLUSTER MODE): the log is the cluster's JetStream stream.
 // Start-up, in order: connect to NATS (a bounded wait: unreachable is a startup error) ->
-// the stream, created if absent -> the leader lease (this node waits while another holds it;
-// nothing is read or written before it holds it) -> replay of the whole stream into the stores
-// -> the journal on the stream, fenced by the sequence it expects. Compaction is the stream's
-// own retention (the last message per subject): nothing to run.
-//
-// Leadership ends for good when the lease is lost (not refreshed within its TTL by this node's
-// own clock, or taken) or a publish fails (another writer, NATS unreachable): the journal is
-// fenced at once and `lost` resolves, so the primary stops firing. At a graceful stop, the
-// journal's last writes are awaited and then the lease is released, so another node can take
-// over without waiting for the TTL.
-import { randomBytes } from 'node:crypto';
+// the stream, created if absent -> the lease and nodes buckets -> the whole stream replayed
+// into the stores, then followed (lib/leadership/node.ts): the node starts as a follower,
+// serves its clients by forwarding to the leader, and competes for the lease once the primary
+// starts it. Compaction is the stream's own retention (the last message per subject).
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ClusterOptions } from '../cli.ts';
 import { StartupError } from '../errors.ts';
@@ -18,12 +11,12 @@ import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
 import { connectCluster } from '../jetstream/connect.ts';
-import { StreamJournal } from '../jetstream/journal.ts';
-import { replayStream } from '../jetstream/replay.ts';
+import { Members } from '../jetstream/members.ts';
 import { ensureStream } from '../jetstream/stream.ts';
 import { clusterSubjects } from '../jetstream/subjects.ts';
-import { isLeaseAborted, Lease, openLeaseBucket } from '../lease/lease.ts';
-import { applyRecord, type Storage } from './storage.ts';
+import { openLeaseBucket } from '../lease/lease.ts';
+import { ClusterNode } from '../leadership/node.ts';
+import type { Storage } from './storage.ts';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const JETSTREAM_WAIT_MS = 20_000;
@@ -62,42 +55,27 @@ export async function openClusterStorage(
     });
     const js = jetstream(nc);
     clog.info('compression_interval has nothing to do in cluster mode: the stream keeps only the last record of each job and rule');
-    const kv = await untilJetStreamAnswers(clog, stopped, () => openLeaseBucket(nc, opts.name, opts.leaseTtlMs, opts.replicas, clog));
-    let onLost: (why: string) => void = () => {};
-    const lost = new Promise<string>((resolve) => { onLost = resolve; });
-    const holder = `${opts.nodeName}/${process.pid}/${randomBytes(4).toString('hex')}`;
-    const lease = new Lease({ kv, holder, ttlMs: opts.leaseTtlMs, log: clog, onLost: (why) => onLost(`lease lost: ${why}`) });
-    clog.info({ cluster: opts.name, node: opts.nodeName }, 'taking the leader lease');
-    await lease.acquire(stopped);
-    clog.info('leader lease held: this node writes and fires');
-    // Replaying again after a failed attempt is harmless: every record states a whole value.
-    const replay = await untilJetStreamAnswers(clog, stopped, () => replayStream(js, jsm, subjects, (rec) => applyRecord(jobs, rules, rec)));
-    clog.info({ records: replay.records, lastSeq: replay.lastSeq }, 'stream replayed');
-    const stream = new StreamJournal({
-      js, jsm, subjects, lastSeq: replay.lastSeq, writerId: holder, log: clog, onFenced: onLost,
-    });
-    // However leadership ends (the lease, even during the replay, or the journal itself), the
-    // journal writes nothing more; fence() is idempotent.
-    void lost.then((why) => stream.fence(why));
+    const leaseKv = await untilJetStreamAnswers(clog, stopped, () => openLeaseBucket(nc, opts.name, opts.leaseTtlMs, opts.replicas, clog));
+    const members = await untilJetStreamAnswers(clog, stopped, () => Members.open(nc, opts.name, opts.nodeName, opts.replicas, clog));
+    const node = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, jobs, rules, log: clog });
+    await untilJetStreamAnswers(clog, stopped, () => node.rebuild());
+    clog.info({ cluster: opts.name, node: opts.nodeName }, 'following the stream; a follower until it takes the lease');
     return {
       kind: 'jetstream',
       path: null,
-      journal: stream,
+      journal: node.journal,
       compression: () => 'idle',
       compactions: () => 0,
       startCompaction() {},
-      lost,
-      writable: () => stream.writable,
+      node,
       close: async () => {
-        await stream.close();
-        await lease.release(); // deletes the key only while it holds our revision; never rejects
-        lease.close();
+        await node.close(); // the last writes awaited, the lease released when held
         await nc.close();
       },
     };
   } catch (err) {
     await nc.close();
-    if (err instanceof StartupError || isLeaseAborted(err)) throw err;
+    if (err instanceof StartupError) throw err;
     throw new StartupError('cluster', 'ClusterError', (err as Error)?.message ?? String(err));
   }
 }

@@ -4,11 +4,15 @@
 import type { ClusterOptions } from '../cli.ts';
 import type { Config } from '../config/schema.ts';
 import { openClusterStorage } from './cluster-storage.ts';
+import type { ClusterNode } from '../leadership/node.ts';
 import type { CompressionState } from '../domain/stat.ts';
 import { StartupError } from '../errors.ts';
 import type { Folds } from '../logfile/folds.ts';
 import { openLogfile } from '../logfile/open.ts';
-import type { Journal, LogRecord } from '../engine/journal.ts';
+import type { Journal } from '../engine/journal.ts';
+import { applyRecord } from './apply.ts';
+
+export { applyRecord };
 import { LogfileCorruptError } from '../logfile/replay.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
@@ -24,25 +28,10 @@ export interface Storage {
   startCompaction(): void;
   /** Stops compaction, then writes and fsyncs what is pending. */
   close(): Promise<void>;
-  /** Resolves, with why, when this node may no longer write (cluster mode: leadership lost). */
-  readonly lost?: Promise<string>;
-  /** False while writes cannot go through (cluster mode: being retried): the tick waits. */
-  readonly writable?: () => boolean;
+  /** Cluster mode: this node's role, its copy of the log, and where its commands go. */
+  readonly node?: ClusterNode;
 }
 
-export function applyRecord(jobs: JobStore, rules: RuleStore, rec: LogRecord): void {
-  switch (rec.t) {
-    case 'job': jobs.put(rec.job); return;
-    case 'rule': rules.put(rec.rule); return;
-    case 'job.removed': jobs.delete(rec.id); return;
-    case 'rule.removed': rules.delete(rec.id); return;
-    default: {
-      // JSON.stringify would throw on a job's bigint execution: name the tag instead
-      const never: never = rec;
-      throw new Error(`unknown record type ${String((never as { t: unknown }).t)}`);
-    }
-  }
-}
 
 export interface StorageInputs {
   readonly config: Config;

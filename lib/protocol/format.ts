@@ -16,7 +16,7 @@ import type { Rule } from '../domain/rule.ts';
 import { formatRuleArgs, quoteArg, runnerTokens } from '../domain/arguments.ts';
 import type { StatValues } from '../domain/stat.ts';
 import { STAT_KEYS } from '../domain/stat.ts';
-import { invalidArgs } from '../errors.ts';
+import { internal, invalidArgs } from '../errors.ts';
 
 export { formatRuleArgs, quoteArg, runnerTokens };
 
@@ -83,6 +83,10 @@ export function formatReply(requestId: string, reply: Reply): string {
       return ruleLines(rid, reply.rules, true);
     case 'stat':
       return statLines(rid, reply.stat);
+    case 'cluster':
+      // No TCP instruction asks for it (GET /cluster only). Should one ever arrive it is a
+      // broken invariant, answered like any other: a protocol line, never a throw in a session.
+      return formatReply(rid, internal());
     default: {
       const never: never = reply;
       return never;

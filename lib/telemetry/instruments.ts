@@ -11,6 +11,14 @@
 //   tickd.connections.active      observable gauge   {connection}  open TCP connections, all workers
 //   tickd.rules.active            observable gauge   {rule}        rules stored
 //   tickd.persistence.compactions observable counter {compaction}  completed logfile compactions
+//
+// Cluster mode only (nothing is exported for them in single-node mode: no role source is
+// given and nobody takes over, and the SDK exports no instrument that has no data point):
+//
+//   tickd.cluster.role            observable gauge   1             1 leader, 0 follower; none
+//                                                                  while the role is undecided
+//   tickd.cluster.failovers       counter            {failover}    takeovers: this node became
+//                                                                  leader after being a follower
 import type { Attributes, Meter } from '@opentelemetry/api';
 import type { Command, Reply } from '../domain/command.ts';
 import type { Job } from '../domain/job.ts';
@@ -26,6 +34,8 @@ export const METRIC_NAMES = [
   'tickd.persistence.compactions',
 ] as const;
 
+export const CLUSTER_METRIC_NAMES = ['tickd.cluster.role', 'tickd.cluster.failovers'] as const;
+
 export const ATTR_OUTCOME = 'tickd.outcome';
 
 /** Runner durations span milliseconds (HTTP call) to minutes (shell job at its timeout). */
@@ -36,6 +46,8 @@ export interface InstrumentSources {
   readonly rules: () => number;
   /** Completed compactions since start (monotonic). */
   readonly compactions: () => number;
+  /** This node's role in cluster mode (null while undecided); absent in single-node mode. */
+  readonly role?: () => 'leader' | 'follower' | null;
 }
 
 export interface JobInstruments {
@@ -45,6 +57,8 @@ export interface JobInstruments {
   executed(success: boolean, durationMs: number): void;
   /** A due job no rule matched: it fails without running. */
   notRunnable(): void;
+  /** This node became leader after having been a follower (cluster mode). */
+  tookOver(): void;
 }
 
 // Shared attribute objects: no allocation per recording.
@@ -66,6 +80,15 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
     .addCallback((result) => result.observe(sources.rules()));
   meter.createObservableCounter('tickd.persistence.compactions', { unit: '{compaction}', description: 'Logfile compactions completed.' })
     .addCallback((result) => result.observe(sources.compactions()));
+  const failovers = meter.createCounter('tickd.cluster.failovers', { unit: '{failover}', description: 'Times this node took over as leader after having been a follower.' });
+  const role = sources.role;
+  if (role !== undefined) {
+    meter.createObservableGauge('tickd.cluster.role', { unit: '1', description: 'This node\'s cluster role: 1 leader, 0 follower.' })
+      .addCallback((result) => {
+        const now = role();
+        if (now !== null) result.observe(now === 'leader' ? 1 : 0);
+      });
+  }
 
   return {
     scheduled: () => scheduled.add(1),
@@ -76,6 +99,7 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
       if (Number.isFinite(durationMs) && durationMs >= 0) duration.record(durationMs, attrs);
     },
     notRunnable: () => executed.add(1, FAILED),
+    tookOver: () => failovers.add(1),
   };
 }
 

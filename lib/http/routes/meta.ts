@@ -1,5 +1,9 @@
-// /health, /openapi.json (both without authentication) and /stats (the TCP STAT values as a
-// JSON object, same key order; numbers exact, auth_enabled/tls_enabled as 0/1 like TCP).
+// /health, /openapi.json (both without authentication), /stats (the TCP STAT values as a
+// JSON object, same key order; numbers exact, auth_enabled/tls_enabled as 0/1 like TCP) and,
+// in cluster mode only, /cluster (this node's view of its cluster). A node running alone has
+// no such route, so it is the plain 404 of an unknown path and the document omits it: clients
+// (the console) learn from /openapi.json whether to ask at all.
+import type { ClusterView } from '../../domain/cluster-view.ts';
 import { STAT_KEYS, type StatValues } from '../../domain/stat.ts';
 import { sendJson, toJson, type JsonValue } from '../json.ts';
 import { buildOpenApi } from '../openapi.ts';
@@ -25,10 +29,23 @@ export function statToJson(stat: StatValues): JsonValue {
   return out;
 }
 
+/** The view with the HTTP API's snake_case keys, in a fixed order. */
+export function clusterToJson(view: ClusterView): JsonValue {
+  return {
+    cluster: view.cluster,
+    node: view.node,
+    role: view.role,
+    leader: view.leader,
+    last_seq: view.lastSeq,
+    applied_seq: view.appliedSeq,
+    nodes: view.nodes.map((n) => ({ name: n.name, role: n.role, applied_seq: n.appliedSeq, lag: n.lag, seen_ago_ms: n.seenAgoMs })),
+  };
+}
+
 export function metaRoutes(ctx: HttpContext): Route[] {
   // The document only depends on the configuration: serialize it once.
-  const openapi = toJson(buildOpenApi({ version: ctx.version, auth: ctx.tokens !== null }));
-  return [
+  const openapi = toJson(buildOpenApi({ version: ctx.version, auth: ctx.tokens !== null, cluster: ctx.cluster }));
+  const routes: Route[] = [
     { method: 'GET', path: '/health', auth: false, handle: ({ res }) => sendJson(res, 200, { status: 'ok' }) },
     {
       method: 'GET', path: '/openapi.json', auth: false,
@@ -45,4 +62,14 @@ export function metaRoutes(ctx: HttpContext): Route[] {
       },
     },
   ];
+  if (ctx.cluster) {
+    routes.push({
+      method: 'GET', path: '/cluster', auth: true,
+      handle: async (call) => {
+        const reply = await perform(ctx, call, { op: 'cluster' }, 'cluster');
+        if (reply !== null) sendJson(call.res, 200, clusterToJson(reply.cluster));
+      },
+    });
+  }
+  return routes;
 }

@@ -11,9 +11,9 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 const METHODS = ['get', 'head', 'put', 'delete', 'post', 'patch', 'options', 'trace'];
 
-function document(auth: boolean): Obj {
+function document(auth: boolean, cluster: boolean): Obj {
   // Through the JSON text, as served: what a client sees.
-  return JSON.parse(toJson(buildOpenApi({ version: '9.8.7', auth }))) as Obj;
+  return JSON.parse(toJson(buildOpenApi({ version: '9.8.7', auth, cluster }))) as Obj;
 }
 
 function operations(doc: Obj): Array<{ path: string; method: string; op: Obj }> {
@@ -24,16 +24,19 @@ function operations(doc: Obj): Array<{ path: string; method: string; op: Obj }> 
   return out;
 }
 
-const ctx = (auth: boolean): HttpContext => ({
+const ctx = (auth: boolean, cluster: boolean): HttpContext => ({
   dispatch: () => Promise.reject(new Error('not used')),
   tokens: auth ? buildTokenTable([{ name: 't', secret: 's', namespace: '*' }]) : null,
   version: '9.8.7',
+  cluster,
 });
 
+const CLUSTER_SCHEMAS = ['Cluster', 'ClusterNode', 'NodeRole'];
+
 describe('http/openapi document', () => {
-  for (const auth of [true, false]) {
-    describe(auth ? 'with an auth_file' : 'without an auth_file', () => {
-      const doc = document(auth);
+  for (const [auth, cluster] of [[true, true], [true, false], [false, true], [false, false]] as const) {
+    describe(`${auth ? 'with' : 'without'} an auth_file, ${cluster ? 'cluster mode' : 'a node alone'}`, () => {
+      const doc = document(auth, cluster);
 
       it('is a valid OpenAPI 3.1.1 document (swagger-parser) carrying the product version', async () => {
         expect(doc['openapi']).to.equal('3.1.1');
@@ -46,9 +49,32 @@ describe('http/openapi document', () => {
         expect(new SchemaChecker(doc, true).compileAll()).to.include.members(['Job', 'Rule', 'Runner', 'RuleInput', 'Stats', 'Error']);
       });
 
+      it(cluster ? 'documents GET /cluster and its schemas' : 'has no /cluster path and none of its schemas', () => {
+        const names = Object.keys(doc['components'].schemas as Obj);
+        if (cluster) {
+          expect(doc['paths']['/cluster'].get.operationId).to.equal('getCluster');
+          expect(names).to.include.members(CLUSTER_SCHEMAS);
+        } else {
+          expect(doc['paths']).not.to.have.property('/cluster');
+          expect(names).not.to.include.any.members(CLUSTER_SCHEMAS);
+        }
+        // Every schema is reachable from some operation: no leftovers of an omitted path.
+        const text = JSON.stringify(doc['paths']) + JSON.stringify(doc['components'].responses) + JSON.stringify(doc['components'].parameters);
+        const reached = new Set<string>();
+        const visit = (s: string): void => {
+          for (const m of s.matchAll(/#\/components\/schemas\/(\w+)/g)) {
+            if (reached.has(m[1]!)) continue;
+            reached.add(m[1]!);
+            visit(JSON.stringify(doc['components'].schemas[m[1]!]));
+          }
+        };
+        visit(text);
+        expect(names.filter((n) => !reached.has(n))).to.deep.equal([]);
+      });
+
       it('documents exactly the served routes, HEAD beside every GET, with unique operationIds', () => {
         const served = new Set<string>();
-        for (const r of routes(ctx(auth))) {
+        for (const r of routes(ctx(auth, cluster))) {
           const path = r.path.replace(/:(\w+)/g, '{$1}');
           served.add(`${r.method.toLowerCase()} ${path}`);
           if (r.method === 'GET') served.add(`head ${path}`);
@@ -98,7 +124,7 @@ describe('http/openapi document', () => {
   }
 
   describe('schemas against sample bodies', () => {
-    const checker = new SchemaChecker(document(true));
+    const checker = new SchemaChecker(document(true, true));
     const ok = (method: string, path: string, status: number, body: string): void => {
       expect(checker.check(method, path, status, body)).to.deep.equal([]);
     };
@@ -109,6 +135,8 @@ describe('http/openapi document', () => {
       ok('GET', '/rules/{id}', 200, '{"id":"r","pattern":"","runner":{"type":"redis","url":"redis://h","command":"SET","key":"k"}}');
       ok('DELETE', '/jobs/{id}', 204, '');
       ok('PUT', '/jobs/{id}', 415, '{"error":"Content-Type must be application/json"}');
+      ok('GET', '/cluster', 200, '{"cluster":"c","node":"n1","role":"leader","leader":"n1","last_seq":7,"applied_seq":7,"nodes":[{"name":"n1","role":"leader","applied_seq":7,"lag":0,"seen_ago_ms":0}]}');
+      ok('GET', '/cluster', 200, '{"cluster":"c","node":"n2","role":"follower","leader":null,"last_seq":0,"applied_seq":0,"nodes":[]}');
     });
 
     it('accepts request bodies in both runner forms and refuses ones the routes refuse', () => {
@@ -128,6 +156,13 @@ describe('http/openapi document', () => {
       expect(checker.check('GET', '/jobs/{id}', 404, '{"error":"x","extra":1}')).to.have.length.above(0);
       expect(checker.check('GET', '/jobs/{id}', 413, '{"error":"x"}')).to.have.length.above(0);
       expect(checker.check('DELETE', '/jobs/{id}', 204, '{}')).to.have.length.above(0);
+      const view = '{"cluster":"c","node":"n","role":"leader","leader":"n","last_seq":1,"applied_seq":1,"nodes":[]}';
+      expect(checker.check('GET', '/cluster', 200, view.replace('"last_seq"', '"lastSeq"'))).to.have.length.above(0);
+      expect(checker.check('GET', '/cluster', 200, view.replace('"role":"leader"', '"role":"primary"'))).to.have.length.above(0);
+      expect(checker.check('GET', '/cluster', 200, view.replace('"nodes":[]', '"nodes":[{"name":"n","role":"leader","applied_seq":1,"lag":-1,"seen_ago_ms":0}]'))).to.have.length.above(0);
+      // Every node answers it itself: a 404 would be a route that should not exist.
+      expect(checker.check('GET', '/cluster', 404, '{"error":"x"}')).to.have.length.above(0);
+      expect(new SchemaChecker(document(true, false)).check('GET', '/cluster', 200, view)).to.have.length.above(0);
     });
   });
 });

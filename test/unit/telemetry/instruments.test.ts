@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
-import { createInstruments, engineObserver, METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
+import { CLUSTER_METRIC_NAMES, createInstruments, engineObserver, METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
 
 class TestReader extends MetricReader {
   protected onShutdown(): Promise<void> { return Promise.resolve(); }
@@ -76,5 +76,38 @@ describe('telemetry/instruments', () => {
     expect(points(got.get('tickd.jobs.removed'))).to.deep.equal([[undefined, 1]]);
     expect(points(got.get('tickd.jobs.executed'))).to.deep.equal([['failed', 1]]);
     await provider.shutdown();
+  });
+
+  describe('cluster mode', () => {
+    it('reports the role (1 leader, 0 follower, nothing while undecided) and counts takeovers', async () => {
+      const reader = new TestReader();
+      const provider = new MeterProvider({ readers: [reader] });
+      let role: 'leader' | 'follower' | null = null;
+      const m = createInstruments(provider.getMeter('t'), { connections: () => 0, rules: () => 0, compactions: () => 0, role: () => role });
+      expect((await collect(reader)).has('tickd.cluster.role'), 'undecided').to.equal(false);
+      role = 'follower';
+      let got = await collect(reader);
+      expect(points(got.get('tickd.cluster.role'))).to.deep.equal([[undefined, 0]]);
+      expect([got.get('tickd.cluster.role')!.dataPointType, got.get('tickd.cluster.role')!.descriptor.unit]).to.deep.equal([DataPointType.GAUGE, '1']);
+      role = 'leader';
+      m.tookOver();
+      m.tookOver();
+      got = await collect(reader);
+      expect(points(got.get('tickd.cluster.role'))).to.deep.equal([[undefined, 1]]);
+      const failovers = got.get('tickd.cluster.failovers')!;
+      expect([failovers.dataPointType, failovers.dataPointType === DataPointType.SUM && failovers.isMonotonic, failovers.descriptor.unit]).to.deep.equal([DataPointType.SUM, true, '{failover}']);
+      expect(points(failovers)).to.deep.equal([[undefined, 2]]);
+      expect([...got.keys()].filter((n) => n.startsWith('tickd.cluster.')).sort()).to.deep.equal([...CLUSTER_METRIC_NAMES].sort());
+      await provider.shutdown();
+    });
+
+    it('exports neither cluster metric in single-node mode (no role source, no takeover)', async () => {
+      const reader = new TestReader();
+      const provider = new MeterProvider({ readers: [reader] });
+      createInstruments(provider.getMeter('t'), { connections: () => 0, rules: () => 0, compactions: () => 0 });
+      const got = await collect(reader);
+      expect([...got.keys()].filter((n) => n.startsWith('tickd.cluster.'))).to.deep.equal([]);
+      await provider.shutdown();
+    });
   });
 });

@@ -98,14 +98,22 @@ async function exchange(method, path, { token = storedToken(), body } = {}) {
   return { body: text === '' ? null : parseExact(text), response };
 }
 
-/** Whether the server wants a token: the open /openapi.json declares bearer security then. */
-export async function authRequired() {
+/**
+ * What the server offers, from the open /openapi.json: `needsToken` when it declares bearer
+ * security, `cluster` when it has GET /cluster (cluster mode only: a node running alone has no
+ * such route, and asking anyway would only log a 404 on every refresh).
+ */
+export async function serverFeatures() {
   const doc = await call('GET', '/openapi.json', { token: '' });
-  return Array.isArray(doc?.security) && doc.security.length > 0;
+  return {
+    needsToken: Array.isArray(doc?.security) && doc.security.length > 0,
+    cluster: typeof doc?.paths === 'object' && doc.paths !== null && Object.hasOwn(doc.paths, '/cluster'),
+  };
 }
 
 export const api = {
   stats: () => call('GET', '/stats'),
+  cluster: () => call('GET', '/cluster'),
   jobs: (prefix) => listAll(prefix === '' ? '/jobs?limit=10000' : `/jobs?limit=10000&prefix=${encodeURIComponent(prefix)}`),
   putJob: (id, execution) => call('PUT', `/jobs/${encodeURIComponent(id)}`, { body: { execution } }),
   deleteJob: (id) => call('DELETE', `/jobs/${encodeURIComponent(id)}`),

@@ -1,17 +1,21 @@
 // The console's controller: token session, the refresh loop (every REFRESH_MS while the tab
 // is visible), and the job and rule forms. Invariants: no data call is made without a token
-// when the server needs one (so a fresh page does not fill the log with 401s); one refresh at
-// a time (one asked for meanwhile runs right after); every API failure is shown in the alert
-// region with the API's message verbatim; after each successful change the page refreshes.
-import { api, authRequired, ApiError, storedToken, storeToken } from './api.js';
-import { isoFromNow, nsToIso, ruleBody } from './format.js';
-import { clearRendered, renderCounts, renderJobs, renderMessages, renderRules, renderStats } from './render.js';
+// when the server needs one (so a fresh page does not fill the log with 401s), nor to a route
+// its /openapi.json does not list (/cluster on a node running alone: a 404 every refresh);
+// one refresh at a time (one asked for meanwhile runs right after); every API failure is shown
+// in the alert region with the API's message verbatim; after each successful change the page
+// refreshes.
+import { api, ApiError, serverFeatures, storedToken, storeToken } from './api.js';
+import { isoFromNow, nodeLabel, nsToIso, ruleBody } from './format.js';
+import { clearRendered, renderCounts, renderJobs, renderMessages, renderNode, renderRules, renderStats } from './render.js';
 
 const REFRESH_MS = 5000;
 const $ = (id) => document.getElementById(id);
 
 const state = {
   needsToken: true,
+  // Whether /openapi.json lists GET /cluster; until it is known, /cluster is not asked.
+  cluster: false,
   prefix: '',
   refreshing: false,
   again: false,
@@ -46,10 +50,11 @@ function showSession() {
   $('forget-token').disabled = token === '';
 }
 
-/** Puts one round of answers on the page. */
-function show([stats, jobs, rules]) {
-  const failures = [stats, jobs, rules].filter((r) => r.status === 'rejected').map((r) => describe(r.reason));
+/** Puts one round of answers on the page; `cluster` is absent when the server has no /cluster. */
+function show([stats, jobs, rules, cluster]) {
+  const failures = [stats, jobs, rules, cluster].filter((r) => r?.status === 'rejected').map((r) => describe(r.reason));
   if (stats.status === 'fulfilled') renderStats($('stats'), stats.value);
+  if (cluster?.status === 'fulfilled') renderNode($('node'), nodeLabel(cluster.value));
   if (jobs.status === 'fulfilled') {
     state.jobs = jobs.value;
     renderJobs($('jobs'), state.jobs);
@@ -73,7 +78,8 @@ async function refresh() {
   state.refreshing = true;
   try {
     const token = storedToken();
-    const results = await Promise.allSettled([api.stats(), api.jobs(state.prefix), api.rules()]);
+    const calls = [api.stats(), api.jobs(state.prefix), api.rules(), ...(state.cluster ? [api.cluster()] : [])];
+    const results = await Promise.allSettled(calls);
     // If the token changed meanwhile, these answers belong to someone else.
     if (storedToken() === token) show(results);
   } finally {
@@ -155,6 +161,7 @@ function onForgetToken() {
   if (state.needsToken) {
     // Nothing may stay on screen that the next user of this tab is not allowed to see.
     for (const id of ['stats', 'jobs', 'counts', 'rules']) clearRendered($(id));
+    renderNode($('node'), null);
     state.jobs = [];
     state.rules = [];
   }
@@ -222,7 +229,9 @@ async function start() {
   $('job-execution').value = isoFromNow(60);
   showRunnerFields($('rule-type').value);
   try {
-    state.needsToken = await authRequired();
+    const features = await serverFeatures();
+    state.needsToken = features.needsToken;
+    state.cluster = features.cluster;
   } catch (err) {
     showErrors('session', [describe(err)]);
   }

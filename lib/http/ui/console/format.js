@@ -97,6 +97,12 @@ export function ruleBody(form) {
   return { pattern: form.pattern, runner };
 }
 
+/** The header's line for a GET /cluster answer: the answering node and its role; null if it has neither. */
+export function nodeLabel(view) {
+  if (view === null || typeof view !== 'object' || typeof view.node !== 'string' || typeof view.role !== 'string') return null;
+  return `node ${view.node} · ${view.role}`;
+}
+
 /** Counts per status (every status present, zero when absent) and the total. */
 export function countByStatus(jobs, statuses) {
   const counts = Object.fromEntries(statuses.map((s) => [s, 0]));

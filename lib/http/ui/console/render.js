@@ -53,6 +53,12 @@ export function renderStats(container, stats) {
   }));
 }
 
+/** The cluster node line of the header; hidden (not just empty) for a node running alone. */
+export function renderNode(container, label) {
+  container.hidden = label === null;
+  update(container, label, () => (label === null ? [] : [label]));
+}
+
 export function renderCounts(row, jobs) {
   const { counts, total } = countByStatus(jobs, JOB_STATUSES);
   update(row, counts, () => [

@@ -12,6 +12,7 @@ interface Format {
   lines(text: string): string[];
   ruleBody(form: Record<string, string>): unknown;
   countByStatus(jobs: Array<{ status: string }>, statuses: string[]): { counts: Record<string, number>; total: number };
+  nodeLabel(view: unknown): string | null;
 }
 
 // Through a URL so the type checker does not look for declarations of a plain .js module.
@@ -92,6 +93,11 @@ describe('http/ui/console/format.js', () => {
     expect(f.ruleBody({ ...base, type: 'http' })).to.deep.equal({ pattern: 'p.', runner: { type: 'http', method: 'PUT', url: 'http://h' } });
     expect(f.ruleBody({ ...base, type: 'awf' })).to.deep.equal({ pattern: 'p.', runner: { type: 'awf', workflow: 'wf', inputs: ['k=v', 'x=y'] } });
     expect(f.lines('')).to.deep.equal([]);
+  });
+
+  it('nodeLabel names the answering node and its role, or nothing', () => {
+    expect(f.nodeLabel({ cluster: 'c', node: 'n2', role: 'follower', leader: 'n1', last_seq: '7', applied_seq: '7', nodes: [] })).to.equal('node n2 · follower');
+    for (const bad of [null, undefined, 'x', {}, { node: 'n' }, { role: 'leader' }]) expect(f.nodeLabel(bad), String(bad)).to.equal(null);
   });
 
   it('countByStatus counts every status, absent ones as zero', () => {

@@ -1,0 +1,103 @@
+// Who is in the cluster, for GET /cluster and the logs (never for choosing a leader: that is
+// the lease's job alone). Each node writes how it stands (role, applied sequence) under its
+// name in the bucket `<cluster>-nodes` every REPORT_MS; the bucket's TTL drops the entries of
+// nodes that stopped. Every node watches the bucket, so a view is answered from memory.
+import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
+import type { Logger } from '../log.ts';
+import { leaseReplicas } from '../lease/bucket.ts';
+
+export const REPORT_MS = 1_000;
+/** A member not heard of for this long is left out of views (its entry is about to expire). */
+const STALE_MS = 5 * REPORT_MS;
+const BUCKET_TTL_MS = 10 * REPORT_MS;
+
+interface Seen {
+  readonly role: NodeRole;
+  readonly applied: number;
+  readonly at: number;
+}
+
+export class Members {
+  private readonly kv: KV;
+  private readonly node: string;
+  private readonly log: Logger;
+  private readonly seen = new Map<string, Seen>();
+  private closed = false;
+  private stopWatch: (() => void) | null = null;
+
+  private constructor(kv: KV, node: string, log: Logger) {
+    this.kv = kv;
+    this.node = node;
+    this.log = log;
+  }
+
+  static async open(nc: NatsConnection, cluster: string, node: string, replicas: number, log: Logger): Promise<Members> {
+    const opts = { history: 1, ttl: BUCKET_TTL_MS, replicas: leaseReplicas(nc, replicas), description: `tickd nodes of cluster ${cluster}` };
+    const kvm = new Kvm(nc);
+    let kv: KV;
+    try {
+      kv = await kvm.create(`${cluster}-nodes`, opts);
+    } catch {
+      kv = await kvm.create(`${cluster}-nodes`, opts); // two nodes creating it at once: see lease/bucket.ts
+    }
+    const m = new Members(kv, node, log);
+    void m.watch();
+    return m;
+  }
+
+  private async watch(): Promise<void> {
+    while (!this.closed) {
+      try {
+        const it = await this.kv.watch({ key: '>' });
+        this.stopWatch = () => it.stop();
+        if (this.closed) it.stop();
+        for await (const e of it) this.take(e);
+      } catch (err) {
+        if (!this.closed) this.log.debug({ err: (err as Error)?.message }, 'watching the cluster nodes failed; again');
+      }
+      if (!this.closed) await new Promise((r) => setTimeout(r, REPORT_MS));
+    }
+  }
+
+  private take(e: KvWatchEntry): void {
+    if (e.operation !== 'PUT') {
+      this.seen.delete(e.key);
+      return;
+    }
+    try {
+      const v = JSON.parse(e.string()) as { role?: unknown; applied?: unknown };
+      if ((v.role === 'leader' || v.role === 'follower') && typeof v.applied === 'number') {
+        this.seen.set(e.key, { role: v.role, applied: v.applied, at: performance.now() });
+      }
+    } catch { /* not ours: ignored */ }
+  }
+
+  /** Says how this node stands; never rejects (a view may then be a little stale). */
+  report(role: NodeRole, applied: number): void {
+    if (this.closed) return;
+    this.seen.set(this.node, { role, applied, at: performance.now() });
+    this.kv.put(this.node, JSON.stringify({ role, applied })).catch((err: unknown) => {
+      this.log.debug({ err: (err as Error)?.message }, 'reporting this node to the cluster failed');
+    });
+  }
+
+  /** The members heard of lately, by name, with their lag behind `lastSeq`. */
+  list(lastSeq: number): ClusterMember[] {
+    const now = performance.now();
+    const out: ClusterMember[] = [];
+    for (const [name, s] of this.seen) {
+      if (now - s.at > STALE_MS) continue;
+      out.push({ name, role: s.role, appliedSeq: s.applied, lag: Math.max(0, lastSeq - s.applied), seenAgoMs: Math.round(now - s.at) });
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Stops watching; this node's entry is deleted so views drop it at once. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopWatch?.();
+    await this.kv.delete(this.node).catch(() => {});
+  }
+}

@@ -1,0 +1,270 @@
+// One tickd node of a cluster (tickd(8) CLUSTER MODE): a follower that keeps a copy of the log
+// current, or the leader that fires and writes. Leadership is the lease alone (no heartbeats or
+// votes of our own): a follower tries to take it at least every TTL/4.
+//
+//   follower ──lease taken──► catch up to the stream's last sequence ──► leader
+//      ▲                         (the lease lost meanwhile: stay follower)     │
+//      └── rebuild the copy from the stream ◄── step down ◄────────────────────┘
+//            lease lost (refresh refused or failed, TTL passed by our own clock),
+//            a publish refused for its expected sequence, a write not acknowledged in time
+//
+// Invariants:
+// - Never fires or writes before holding the lease and having applied the whole stream: the
+//   journal of a tenure starts at the last sequence the copy was caught up to, and every
+//   publish expects exactly the sequence before it, so anything written meanwhile by anyone
+//   else fences the tenure at its first write.
+// - A step-down is synchronous where it matters: the role flips, the forwarded-command
+//   subscription ends and the journal is fenced before anything else can run, so nothing fires
+//   or is written after it. Executions still running finish unrecorded (the next leader runs
+//   their jobs again: at-least-once), because the engine forgets their attempts.
+// - The copy is rebuilt from the stream after a step-down: memory may hold writes that were
+//   rolled back yet reached the stream, so only the stream says what is true.
+// - The leader's commands come from its own workers and, over NATS, from the followers' (the
+//   forwarding subject is subscribed only while leading).
+import { randomBytes } from 'node:crypto';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ClusterOptions } from '../cli.ts';
+import type { ClusterView, NodeRole } from '../domain/cluster-view.ts';
+import type { Command, Reply } from '../domain/command.ts';
+import type { Logger } from '../log.ts';
+import type { JobStore } from '../store/jobs.ts';
+import type { RuleStore } from '../store/rules.ts';
+import { CommandServer, ForwardClient, forwardingSubject, type LocalBatch } from '../jetstream/forwarding.ts';
+import { PUBLISH_DEADLINE_MS, StreamJournal } from '../jetstream/journal.ts';
+import { Members, REPORT_MS } from '../jetstream/members.ts';
+import { replayStream } from '../jetstream/replay.ts';
+import type { ClusterSubjects } from '../jetstream/subjects.ts';
+import { StreamTail } from '../jetstream/tail.ts';
+import { isLeaseAborted, Lease } from '../lease/lease.ts';
+import { describeHolder } from '../lease/value.ts';
+import { applyRecord } from '../persistence/apply.ts';
+import { LeaderJournal } from './leader-journal.ts';
+import { answerLocally } from './local-ops.ts';
+
+const RETRY_PAUSE_MS = 500;
+
+export interface NodeParts {
+  readonly opts: ClusterOptions;
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly subjects: ClusterSubjects;
+  readonly leaseKv: KV;
+  readonly members: Members;
+  readonly jobs: JobStore;
+  readonly rules: RuleStore;
+  readonly log: Logger;
+}
+
+/** What the primary does at each change of role. */
+export interface RoleHooks {
+  /** The engine's batch path: the leader runs its own workers' and the followers' batches here. */
+  readonly local: LocalBatch;
+  /** Now leading: the copy is current and the journal live. Jobs left `triggered` run again. */
+  readonly promoted: () => void;
+  /** No longer leading, before the copy is rebuilt: the engine forgets its attempts and results. */
+  readonly demoted: () => void;
+}
+
+export class ClusterNode {
+  readonly journal = new LeaderJournal();
+  private readonly p: NodeParts;
+  private readonly log: Logger;
+  private readonly forwarder: ForwardClient;
+  private hooks: RoleHooks | null = null;
+  private roleNow: NodeRole = 'follower';
+  private tail: StreamTail | null = null;
+  private lease: Lease | null = null;
+  private stream: StreamJournal | null = null;
+  private server: CommandServer | null = null;
+  private stepDownNow: ((why: string) => void) | null = null;
+  /** The lease being waited for, closed by a stop. */
+  private candidate: Lease | null = null;
+  private stopping = false;
+  private loop: Promise<void> = Promise.resolve();
+  private reporter: NodeJS.Timeout | undefined;
+  private lastSeq = 0;
+  private leaderName: string | null = null;
+
+  constructor(parts: NodeParts) {
+    this.p = parts;
+    this.log = parts.log;
+    this.forwarder = new ForwardClient({
+      nc: parts.nc, subject: forwardingSubject(parts.opts.name), log: parts.log,
+      noLeaderWaitMs: 2 * parts.opts.leaseTtlMs + 2_000,
+      answerWaitMs: PUBLISH_DEADLINE_MS + 5_000,
+    });
+  }
+
+  get role(): NodeRole {
+    return this.roleNow;
+  }
+
+  /** Whether the tick may fire now: leading, the lease held by our clock, writes going through. */
+  get firing(): boolean {
+    return this.roleNow === 'leader' && this.lease?.held === true && this.stream?.writable === true;
+  }
+
+  /** The last stream sequence in this node's copy (a leader's: the last it wrote). */
+  get applied(): number {
+    return this.stream?.lastSeq ?? this.tail?.applied ?? 0;
+  }
+
+  /** A batch from this node's workers: run here while leading, else forwarded to the leader. */
+  submit(cmds: readonly Command[], done: (replies: Reply[]) => void): void {
+    answerLocally(cmds, () => ({ ok: true, kind: 'cluster', cluster: this.view() }), (rest, answer) => {
+      if (this.roleNow === 'leader' && this.lease?.held === true) this.hooks!.local(rest, answer);
+      else this.forwarder.forward(rest, answer);
+    }, done);
+  }
+
+  view(): ClusterView {
+    const applied = this.applied;
+    const lastSeq = Math.max(this.lastSeq, applied);
+    return {
+      cluster: this.p.opts.name, node: this.p.opts.nodeName, role: this.roleNow,
+      leader: this.roleNow === 'leader' ? this.p.opts.nodeName : this.leaderName,
+      lastSeq, appliedSeq: applied, nodes: this.p.members.list(lastSeq),
+    };
+  }
+
+  /** Builds the copy from the whole stream and starts following it (start-up, and after a step-down). */
+  async rebuild(): Promise<void> {
+    const { js, jsm, subjects, jobs, rules } = this.p;
+    await this.tail?.stop();
+    this.tail = null;
+    jobs.clear();
+    rules.clear();
+    const replay = await replayStream(js, jsm, subjects, (rec) => applyRecord(jobs, rules, rec));
+    this.log.info({ records: replay.records, lastSeq: replay.lastSeq }, 'stream replayed');
+    this.tail = new StreamTail({ js, stream: subjects.stream, afterSeq: replay.lastSeq, apply: (rec) => applyRecord(jobs, rules, rec), log: this.log });
+  }
+
+  /** rebuild() until it works (NATS may be unreachable for a while), or the node stops. */
+  private async rebuildUntilDone(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        await this.rebuild();
+        return;
+      } catch (err) {
+        if (this.stopping) return;
+        this.log.warn({ err: (err as Error)?.message ?? String(err) }, 'reading the stream failed; trying again');
+        await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));
+      }
+    }
+  }
+
+  /** Starts taking part: reports to the cluster and competes for the lease. */
+  start(hooks: RoleHooks): void {
+    this.hooks = hooks;
+    this.reporter = setInterval(() => void this.report(), REPORT_MS);
+    this.reporter.unref();
+    void this.report();
+    this.loop = this.run().catch((err: unknown) => this.log.error({ err }, 'the cluster role loop failed'));
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      if (this.tail === null) await this.rebuildUntilDone();
+      if (this.stopping) return;
+      const why = await this.lead();
+      if (why === null) continue;
+      await this.stepDown(why);
+    }
+  }
+
+  /** Takes the lease, catches up and leads until leadership ends; null when it never began. */
+  private async lead(): Promise<string | null> {
+    const { opts, js, jsm, subjects } = this.p;
+    let ended: (why: string) => void = () => {};
+    const over = new Promise<string>((resolve) => { ended = resolve; });
+    const holder = `${opts.nodeName}/${process.pid}/${randomBytes(4).toString('hex')}`;
+    // A loss before the tenure is set up (while the tail stops) is kept and acted on after.
+    let lostWhy: string | null = null;
+    const lease = new Lease({
+      kv: this.p.leaseKv, holder, ttlMs: opts.leaseTtlMs, log: this.log,
+      onLost: (why) => { lostWhy = `lease lost: ${why}`; this.stepDownNow?.(lostWhy); },
+    });
+    this.candidate = lease;
+    try {
+      await lease.acquire(() => this.stopping);
+      const { state } = await jsm.streams.info(subjects.stream);
+      await this.tail!.caughtUp(state.last_seq, () => !lease.held || this.stopping);
+      if (!lease.held || this.stopping) throw new Error('the lease ran out while catching up');
+      await this.tail!.stop();
+      const afterSeq = Math.max(state.last_seq, this.tail!.applied);
+      this.tail = null;
+      this.lease = lease;
+      this.stepDownNow = (why) => this.fence(why, ended);
+      this.stream = new StreamJournal({
+        js, jsm, subjects, lastSeq: afterSeq, writerId: holder, log: this.log,
+        onFenced: (why) => this.stepDownNow?.(why), mayWrite: () => lease.held,
+      });
+      this.journal.use(this.stream);
+      this.server = new CommandServer(this.p.nc, forwardingSubject(opts.name), this.hooks!.local, this.log);
+      this.roleNow = 'leader';
+      this.log.info({ role: 'leader', cause: 'took the lease', lastSeq: afterSeq }, 'role changed: leader');
+      this.hooks!.promoted();
+      void this.report();
+      if (lostWhy !== null || !lease.held) this.stepDownNow(lostWhy ?? 'lease lost: expired by our own clock');
+      return await over;
+    } catch (err) {
+      await lease.release(); // never rejects; deletes the key only while it is ours
+      if (this.stopping || isLeaseAborted(err)) return null;
+      this.log.warn({ err: (err as Error)?.message ?? String(err) }, 'taking over failed; staying a follower');
+      await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));
+      return null;
+    }
+  }
+
+  /** The synchronous part of a step-down: nothing fires or is written after it. */
+  private fence(why: string, ended: (why: string) => void): void {
+    if (this.roleNow !== 'leader') return;
+    this.roleNow = 'follower';
+    this.stepDownNow = null;
+    this.server?.stop();
+    this.server = null;
+    this.stream?.fence(why);
+    this.journal.use(null);
+    this.log.warn({ role: 'follower', cause: why }, 'role changed: follower');
+    ended(why);
+  }
+
+  private async stepDown(_why: string): Promise<void> {
+    const stream = this.stream;
+    const lease = this.lease;
+    // Writes already on their way settle first (acknowledged or rolled back), then the lease
+    // goes back if it is still ours, so another node need not wait for its TTL.
+    await stream?.close();
+    this.stream = null;
+    this.lease = null;
+    await lease?.release();
+    this.hooks!.demoted();
+    await this.tail?.stop();
+    this.tail = null; // the loop rebuilds the copy before competing again
+  }
+
+  private async report(): Promise<void> {
+    try {
+      const { state } = await this.p.jsm.streams.info(this.p.subjects.stream);
+      this.lastSeq = state.last_seq;
+      const entry = await this.p.leaseKv.get('leader');
+      this.leaderName = entry === null || entry.operation !== 'PUT' ? null : describeHolder(entry).node ?? null;
+    } catch { /* NATS unreachable: the view says what was last known */ }
+    this.p.members.report(this.roleNow, this.applied);
+  }
+
+  /** Hands over: stops leading (the lease released after the last write) and following. */
+  async close(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.reporter);
+    this.stepDownNow?.('stopping');
+    if (this.roleNow !== 'leader') this.candidate?.close();
+    await this.loop;
+    await this.tail?.stop();
+    this.tail = null;
+    await this.p.members.close();
+  }
+}
