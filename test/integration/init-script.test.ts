@@ -1,5 +1,5 @@
 // The System V init script (etc/init.d/tickd) driving the real daemon, plus the static shape
-// of etc/default/tickd and etc/systemd/tickd.service. Each test gets its own settings file
+// of etc/default/tickd, etc/systemd/tickd.service and etc/systemd/tickd-cluster.service. Each test gets its own settings file
 // (TICKD_DEFAULTS) pointing at a temp config (memory persistence, 127.0.0.1:0), pidfile,
 // run directory and output file, with TICKD_NODE = this Node 24 and TICKD_USER empty.
 // Every daemon started is stopped afterwards, by its pid, whatever the test did.
@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCli } from '../../lib/cli.ts';
 import { STAT_KEYS } from '../../lib/domain/stat.ts';
 import { LineClient, stat, waitFor } from '../helpers/client.ts';
 import { parseAddress, TICKD } from '../helpers/daemon.ts';
@@ -243,7 +244,23 @@ describe('etc/init.d/tickd', function () {
   });
 });
 
-describe('etc/default/tickd and etc/systemd/tickd.service', () => {
+/** A systemd unit's settings, key -> values in order; a line ending in a backslash goes on. */
+function unitSettings(rel: string): Map<string, string[]> {
+  const unit = readFileSync(join(ROOT, rel), 'utf8').replace(/\\\n\s*/g, ' ');
+  const settings = new Map<string, string[]>();
+  for (const line of unit.split('\n')) {
+    const m = /^([A-Za-z]+)=(.*)$/.exec(line);
+    if (m) settings.set(m[1]!, [...(settings.get(m[1]!) ?? []), m[2]!]);
+  }
+  return settings;
+}
+
+function oneSetting(settings: Map<string, string[]>, key: string): string {
+  expect(settings.get(key), key).to.have.length(1);
+  return settings.get(key)![0]!;
+}
+
+describe('etc/default/tickd and the systemd units', () => {
   it('the defaults file documents exactly the settings the script reads', () => {
     const script = readFileSync(SCRIPT, 'utf8');
     const read = new Set([...script.matchAll(/^(?:: "\$\{(TICKD_[A-Z_]+):=|(TICKD_[A-Z_]+)=\$\{\2-)/gm)].map((m) => m[1] ?? m[2]!));
@@ -253,16 +270,8 @@ describe('etc/default/tickd and etc/systemd/tickd.service', () => {
   });
 
   it('the unit runs tickd in the foreground, checks first, and stops it gracefully', () => {
-    const unit = readFileSync(join(ROOT, 'etc/systemd/tickd.service'), 'utf8');
-    const settings = new Map<string, string[]>();
-    for (const line of unit.split('\n')) {
-      const m = /^([A-Za-z]+)=(.*)$/.exec(line);
-      if (m) settings.set(m[1]!, [...(settings.get(m[1]!) ?? []), m[2]!]);
-    }
-    const one = (key: string) => {
-      expect(settings.get(key), key).to.have.length(1);
-      return settings.get(key)![0]!;
-    };
+    const settings = unitSettings('etc/systemd/tickd.service');
+    const one = (key: string) => oneSetting(settings, key);
     expect(one('Type')).to.equal('simple');
     expect(one('KillMode')).to.equal('mixed');
     expect(one('WorkingDirectory')).to.equal('/var/lib/tickd');
@@ -276,5 +285,28 @@ describe('etc/default/tickd and etc/systemd/tickd.service', () => {
     expect(one('PrivateTmp')).to.equal('yes');
     // The HTTP grace alone is 5 s; the drain and the final fsync come on top.
     expect(Number(one('TimeoutStopSec'))).to.be.at.least(15);
+  });
+
+  it('the cluster unit is the same unit with the cluster flags, after a local NATS, with time to hand over', () => {
+    const plain = unitSettings('etc/systemd/tickd.service');
+    const settings = unitSettings('etc/systemd/tickd-cluster.service');
+    const one = (key: string) => oneSetting(settings, key);
+    // Everything but the command line, the ordering and the description is tickd.service's.
+    const own = new Set(['ExecStart', 'After', 'Wants', 'Conflicts', 'Description']);
+    for (const [key, values] of plain) if (!own.has(key)) expect(settings.get(key), key).to.deep.equal(values);
+    for (const key of settings.keys()) expect(plain.has(key) || own.has(key), `${key} only in the cluster unit`).to.equal(true);
+    const [bin, ...args] = one('ExecStart').split(/\s+/);
+    expect(bin).to.equal(oneSetting(plain, 'ExecStart').split(' ')[0]);
+    const action = parseCli(args);
+    expect(action.mode).to.equal('run');
+    const cluster = action.mode === 'run' ? action.cluster : null;
+    expect(cluster, 'ExecStart runs a cluster node').to.not.equal(null);
+    expect(cluster!.urls, 'every NATS server of the cluster').to.have.length(3);
+    expect(args.slice(0, 2)).to.deep.equal(['-c', '/etc/tickd/tickd.toml']);
+    expect(one('After').split(' ')).to.include.members(['network-online.target', 'nats-server.service']);
+    expect(one('Wants').split(' ')).to.include('nats-server.service');
+    expect(one('Conflicts')).to.equal('tickd.service');
+    // The HTTP grace (5 s) and a leader's last writes (given up after 10 s) before the lease is released.
+    expect(Number(one('TimeoutStopSec'))).to.be.at.least(20);
   });
 });
