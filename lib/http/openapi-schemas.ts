@@ -1,8 +1,11 @@
 // JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every body the HTTP interface reads or
 // writes. They must stay exactly what lib/http/routes/*.ts do: the integration tests check
 // real responses against them. Identifier rules: tickd-protocol(7) "Identifiers and patterns".
+// Runners are discriminated on `type` with an explicit mapping from each kind to its schema:
+// without one, tools fall back to the schema NAME as the value (openapi-typescript generated
+// `type: "RunnerShell"`), which is not what the wire carries.
 import { JOB_STATUSES } from '../domain/job.ts';
-import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
+import { HTTP_METHODS, REDIS_COMMANDS, type RunnerType } from '../domain/runner-spec.ts';
 import { STAT_KEYS } from '../domain/stat.ts';
 import { MAX_IDENTIFIER_BYTES } from '../domain/identifier.ts';
 import type { JsonValue } from './json.ts';
@@ -23,6 +26,18 @@ function object(required: readonly string[], properties: Record<string, JsonValu
 const closed = (required: readonly string[], properties: Record<string, JsonValue>, extra: Record<string, JsonValue> = {}): Schema =>
   object(required, properties, { additionalProperties: false, ...extra });
 
+/** A discriminated union over `type`: each kind's schema by name, and the mapping tools need. */
+function discriminated(kinds: Readonly<Partial<Record<RunnerType, string>>>, description: string): Schema {
+  const names = Object.values(kinds);
+  return {
+    type: 'object',
+    description,
+    oneOf: names.map(ref),
+    discriminator: { propertyName: 'type', mapping: Object.fromEntries(Object.entries(kinds).map(([kind, name]) => [kind, `#/components/schemas/${name}`])) },
+  };
+}
+
+/** Responses: every kind, closed. */
 const runnerOut = {
   RunnerShell: closed(['type', 'command'], { type: { const: 'shell' }, command: str }),
   RunnerDirect: closed(['type', 'executable', 'args'], { type: { const: 'direct' }, executable: str, args: strings }),
@@ -32,6 +47,17 @@ const runnerOut = {
   RunnerRedis: closed(['type', 'url', 'command', 'key'], { type: { const: 'redis' }, url: str, command: { enum: [...REDIS_COMMANDS] }, key: str }),
 };
 
+/** Requests: the four kinds HTTP can set; other fields are ignored (open objects). */
+const runnerIn = {
+  RunnerShellInput: object(['type', 'command'], { type: { const: 'shell' }, command: str }),
+  RunnerDirectInput: object(['type', 'executable'], { type: { const: 'direct' }, executable: str, args: { ...strings, default: [] } }),
+  RunnerHttpInput: object(['type', 'method', 'url'], { type: { const: 'http' }, method: { enum: [...HTTP_METHODS] }, url: { type: 'string', pattern: '^https?://' } }),
+  RunnerAwfInput: object(['type', 'workflow'], { type: { const: 'awf' }, workflow: str, inputs: { type: 'array', items: { type: 'string', pattern: '^[^=]+=' }, default: [] } }),
+};
+
+/** Nanosecond integers exceed 2^53: how to read them (also said once in info.description). */
+const EXACT = 'Written as an exact integer; past 2^53 an IEEE-754 double (JavaScript\'s JSON.parse, many JSON libraries) rounds it, so parse it as a 64-bit integer.';
+
 const statProperties: Record<string, JsonValue> = {};
 for (const key of STAT_KEYS) {
   statProperties[key] = { type: 'integer', minimum: 0 };
@@ -40,7 +66,7 @@ statProperties['persistence'] = { enum: ['logfile', 'memory'] };
 statProperties['compression'] = { enum: ['idle', 'running', 'success', 'failure'] };
 statProperties['auth_enabled'] = { type: 'integer', enum: [0, 1], description: '1 when an auth_file is configured.' };
 statProperties['tls_enabled'] = { type: 'integer', enum: [0, 1], description: '1 when the TCP interface uses TLS.' };
-statProperties['uptime_ns'] = { type: 'integer', minimum: 0, description: 'Nanoseconds since startup, an exact integer.' };
+statProperties['uptime_ns'] = { type: 'integer', format: 'int64', minimum: 0, description: `Nanoseconds since startup. ${EXACT}` };
 
 export const SCHEMAS: Record<string, Schema> = {
   Error: closed(['error'], { error: { type: 'string', description: 'A human-readable message; for 400 it names the offending field.' } }),
@@ -55,7 +81,7 @@ export const SCHEMAS: Record<string, Schema> = {
   Job: closed(['id', 'status', 'execution'], {
     id: ref('Identifier'),
     status: { enum: [...JOB_STATUSES] },
-    execution: { type: 'integer', format: 'int64', description: 'Nanoseconds since the Unix epoch, written as an exact integer (parse it without rounding through a double).' },
+    execution: { type: 'integer', format: 'int64', description: `Nanoseconds since the Unix epoch. ${EXACT}` },
   }),
   JobInput: object(['execution'], {
     execution: {
@@ -64,27 +90,21 @@ export const SCHEMAS: Record<string, Schema> = {
     },
   }, { description: 'Other fields are ignored.' }),
   ...runnerOut,
-  Runner: {
-    type: 'object',
-    oneOf: Object.keys(runnerOut).map(ref),
-    discriminator: { propertyName: 'type' },
-    description: 'A runner, always in object form in responses (all six kinds).',
-  },
-  RunnerInput: {
-    type: 'object',
-    description: 'Object form of a runner. amqp and redis runners can only be set over TCP (400).',
-    oneOf: [
-      object(['type', 'command'], { type: { const: 'shell' }, command: str }),
-      object(['type', 'executable'], { type: { const: 'direct' }, executable: str, args: { ...strings, default: [] } }),
-      object(['type', 'method', 'url'], { type: { const: 'http' }, method: { enum: [...HTTP_METHODS] }, url: { type: 'string', pattern: '^https?://' } }),
-      object(['type', 'workflow'], { type: { const: 'awf' }, workflow: str, inputs: { type: 'array', items: { type: 'string', pattern: '^[^=]+=' }, default: [] } }),
-    ],
-  },
+  Runner: discriminated(
+    { shell: 'RunnerShell', direct: 'RunnerDirect', http: 'RunnerHttp', awf: 'RunnerAwf', amqp: 'RunnerAmqp', redis: 'RunnerRedis' },
+    'A runner, always in object form in responses (all six kinds), told apart by `type`.',
+  ),
+  ...runnerIn,
+  RunnerInput: discriminated(
+    { shell: 'RunnerShellInput', direct: 'RunnerDirectInput', http: 'RunnerHttpInput', awf: 'RunnerAwfInput' },
+    'Object form of a runner, told apart by `type`. amqp and redis runners can only be set over TCP (400).',
+  ),
   RuleInput: {
     type: 'object',
     description: 'A rule to store. The runner is given in object form, or in string form: `runner` names the kind and `args` carries its arguments (http: [method, url]; awf: [workflow, "--input", "key=value", ...]; shell: [command]; direct: [executable, ...arguments]). Both forms are equally authoritative. An `id`, if present, must equal the path id; other fields are ignored.',
     oneOf: [
-      object(['pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('RunnerInput') }, { not: { required: ['args'] } }),
+      // `args: false`: no args beside an object-form runner (the string form's field).
+      object(['pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('RunnerInput'), args: false }),
       object(['pattern', 'runner', 'args'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: { enum: ['shell', 'direct', 'http', 'awf'] }, args: { ...strings, minItems: 1 } }),
     ],
   },

@@ -5,6 +5,7 @@ import { routes } from '../../../lib/http/app.ts';
 import { toJson } from '../../../lib/http/json.ts';
 import type { HttpContext } from '../../../lib/http/route.ts';
 import { buildTokenTable } from '../../../lib/auth/verify.ts';
+import { RUNNER_TYPES } from '../../../lib/domain/runner-spec.ts';
 import { SchemaChecker } from './schema-check.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking an untyped document
@@ -32,6 +33,17 @@ const ctx = (auth: boolean, cluster: boolean): HttpContext => ({
 });
 
 const CLUSTER_SCHEMAS = ['Cluster', 'ClusterNode', 'NodeRole'];
+/** The runner kinds PUT /rules accepts (amqp and redis are TCP only). */
+const HTTP_RUNNER_KINDS = ['shell', 'direct', 'http', 'awf'];
+
+/** Every schema object in the document's components, nested ones included. */
+function* schemaObjects(value: unknown): Generator<Obj> {
+  if (Array.isArray(value)) for (const v of value) yield* schemaObjects(v);
+  else if (typeof value === 'object' && value !== null) {
+    yield value as Obj;
+    for (const v of Object.values(value)) yield* schemaObjects(v);
+  }
+}
 
 describe('http/openapi document', () => {
   for (const [auth, cluster] of [[true, true], [true, false], [false, true], [false, false]] as const) {
@@ -85,11 +97,13 @@ describe('http/openapi document', () => {
         expect(new Set(ids).size).to.equal(ids.length);
       });
 
-      it('declares every path template parameter', () => {
-        for (const [path, item] of Object.entries(doc['paths'] as Obj)) {
+      it('declares every path template parameter, on each operation (Swagger UI leaves path-level $refs unresolved)', () => {
+        for (const { path, method, op } of operations(doc)) {
+          expect(doc['paths'][path].parameters, path).to.equal(undefined);
           const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-          const declared = ((item as Obj)['parameters'] ?? []).map((p: Obj) => doc['components'].parameters[String(p['$ref']).split('/').pop()!].name);
-          expect(declared, path).to.deep.equal(names);
+          const declared = (op['parameters'] ?? []).map((p: Obj) => doc['components'].parameters[String(p['$ref']).split('/').pop()!])
+            .filter((p: Obj) => p['in'] === 'path').map((p: Obj) => p['name']);
+          expect(declared, `${method} ${path}`).to.deep.equal(names);
         }
       });
 
@@ -112,6 +126,93 @@ describe('http/openapi document', () => {
           expect(doc['security']).to.equal(undefined);
           expect(doc['components'].securitySchemes).to.equal(undefined);
         }
+      });
+
+      it('names one server, relative: the daemon serving the document is the API', () => {
+        expect(doc['servers']).to.have.length(1);
+        expect(doc['servers'][0].url).to.equal('/');
+      });
+
+      it(`declares the tags jobs, rules, meta${cluster ? ', cluster' : ''} and files every operation under exactly one of them`, () => {
+        const declared = (doc['tags'] as Obj[]).map((t) => t['name'] as string);
+        expect(declared).to.deep.equal(cluster ? ['jobs', 'rules', 'meta', 'cluster'] : ['jobs', 'rules', 'meta']);
+        for (const t of doc['tags'] as Obj[]) expect(t['description'], t['name']).to.be.a('string').and.not.equal('');
+        const used = new Set<string>();
+        for (const { path, method, op } of operations(doc)) {
+          expect(op['tags'], `${method} ${path}`).to.have.length(1);
+          used.add(op['tags'][0]);
+          const expected = path.startsWith('/jobs') ? 'jobs' : path.startsWith('/rules') ? 'rules' : path === '/cluster' ? 'cluster' : 'meta';
+          expect(op['tags'][0], `${method} ${path}`).to.equal(expected);
+        }
+        expect([...used].sort()).to.deep.equal([...declared].sort());
+      });
+
+      it('gives every operation a summary and a description', () => {
+        for (const { path, method, op } of operations(doc)) {
+          expect(op['summary'], `${method} ${path}`).to.be.a('string').and.not.equal('');
+          expect(op['description'], `${method} ${path}`).to.be.a('string').and.not.equal('');
+        }
+      });
+
+      it('has examples for every request body and every response body, each valid against its schema', () => {
+        const checker = new SchemaChecker(doc, true);
+        let checked = 0;
+        for (const { path, method, op } of operations(doc)) {
+          if (op['requestBody'] !== undefined) {
+            const examples = Object.values((op['requestBody'].content['application/json'].examples ?? {}) as Obj);
+            expect(examples, `${method} ${path} request`).to.have.length.above(0);
+            for (const e of examples) {
+              expect(checker.checkRequest(method, path, JSON.stringify(e['value'])), `${method} ${path} request: ${e['summary']}`).to.deep.equal([]);
+              checked++;
+            }
+          }
+          for (const status of Object.keys(op['responses'] as Obj)) {
+            const media = checker.response(method, path, Number(status))['content'] as Obj | undefined;
+            if (media === undefined) continue;
+            const examples = Object.values((media['application/json'].examples ?? {}) as Obj);
+            expect(examples, `${method} ${path} ${status}`).to.have.length.above(0);
+            for (const e of examples) {
+              expect(checker.check(method, path, Number(status), JSON.stringify(e['value'])), `${method} ${path} ${status}: ${e['summary']}`).to.deep.equal([]);
+              checked++;
+            }
+          }
+        }
+        expect(checked).to.be.above(30);
+      });
+
+      it('marks nanosecond integers int64, writes their examples exactly, and says in the document how to read them', () => {
+        const schemas = doc['components'].schemas;
+        expect(schemas.Job.properties.execution).to.include({ type: 'integer', format: 'int64' });
+        expect(schemas.Stats.properties.uptime_ns).to.include({ type: 'integer', format: 'int64' });
+        const nanos = [...schemaObjects(schemas)].filter((s) => s['type'] === 'integer' && /nanosecond/i.test(String(s['description'] ?? '')));
+        expect(nanos).to.have.length(2);
+        for (const s of nanos) {
+          expect(s['format']).to.equal('int64');
+          expect(s['description']).to.contain('2^53');
+        }
+        expect(doc['info'].description).to.contain('2^53').and.contain('int64');
+        // Example values above 2^53 keep every digit in the served text.
+        expect(toJson(buildOpenApi({ version: '9.8.7', auth, cluster }))).to.contain('"execution":1893484800123456789');
+      });
+
+      it('maps every runner kind to its schema, in agreement with each schema\'s `type` constant', () => {
+        const schemas = doc['components'].schemas;
+        for (const [union, kinds] of [['Runner', RUNNER_TYPES], ['RunnerInput', HTTP_RUNNER_KINDS]] as const) {
+          const { propertyName, mapping } = schemas[union].discriminator as { propertyName: string; mapping: Record<string, string> };
+          expect(propertyName, union).to.equal('type');
+          expect(Object.keys(mapping), union).to.deep.equal([...kinds]);
+          expect(schemas[union].oneOf.map((r: Obj) => r['$ref']), union).to.deep.equal(Object.values(mapping));
+          for (const [kind, target] of Object.entries(mapping)) {
+            expect(schemas[target.split('/').pop()!].properties.type, `${union} ${kind}`).to.deep.equal({ const: kind });
+          }
+        }
+      });
+
+      it(auth ? 'uses every shared response' : 'uses every shared response, and has no 401/403 ones', () => {
+        const names = Object.keys(doc['components'].responses as Obj);
+        const text = JSON.stringify(doc['paths']);
+        for (const name of names) expect(text, name).to.contain(`"#/components/responses/${name}"`);
+        expect(names.includes('Unauthorized') && names.includes('Forbidden')).to.equal(auth);
       });
 
       it('documents no body for HEAD responses', () => {
