@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { row as cluster } from './rows/cluster.ts';
 import { row as compaction } from './rows/compaction.ts';
+import { row as ctlImport } from './rows/ctl-import.ts';
 import { row as durable } from './rows/durable.ts';
 import { row as fireDirect } from './rows/fire-direct.ts';
 import { row as fireHttp } from './rows/fire-http.ts';
@@ -25,7 +26,7 @@ import { row as rss } from './rows/rss.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, fireDirect, fireHttp, fireRedis, lateness, rss, listing, replay, compaction, httpPut, cluster];
+const ROWS: readonly Row[] = [pipelined, durable, fireDirect, fireHttp, fireRedis, lateness, rss, listing, replay, compaction, httpPut, ctlImport, cluster];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)

@@ -1,11 +1,10 @@
-// Entry of the tickd executable (bin/tickd): argv -> help | version | --check | dump | import | run.
+// Entry of the tickd executable (bin/tickd): argv -> help | version | --check | dump | import | ctl | run.
 // Startup errors print one line `tickd: <scope>: <Name>: <message>` and exit 1; usage errors
 // print the usage and exit 2 (tickd(8) EXIT STATUS).
 import { parseCli, USAGE } from '../lib/cli.ts';
 import { StartupError } from '../lib/errors.ts';
 import { VERSION } from '../lib/version.ts';
 import { loadStartupInputs } from '../lib/config/inputs.ts';
-import { runPrimary } from './primary.ts';
 
 async function main(argv: string[]): Promise<void> {
   const action = parseCli(argv);
@@ -34,9 +33,17 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = await runImport(action.argv, process.stdout, process.stderr);
       return;
     }
-    case 'run':
+    case 'ctl': {
+      const { runCtl } = await import('../lib/ctl/main.ts');
+      process.exitCode = await runCtl(action.argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+      return;
+    }
+    case 'run': {
+      // Loaded here, not at the top: `tickd ctl` and `tickd dump` start without the daemon's modules.
+      const { runPrimary } = await import('./primary.ts');
       await runPrimary(action);
       return;
+    }
     default: {
       const never: never = action;
       throw new Error(`unhandled ${JSON.stringify(never)}`);

@@ -28,6 +28,7 @@ export type CliAction =
   | { readonly mode: 'check'; readonly config: string | null }
   | { readonly mode: 'dump'; readonly argv: string[] }
   | { readonly mode: 'import'; readonly argv: string[] }
+  | { readonly mode: 'ctl'; readonly argv: string[] }
   | { readonly mode: 'version' }
   | { readonly mode: 'help' }
   | { readonly mode: 'usage-error'; readonly message: string };
@@ -41,6 +42,8 @@ export const USAGE = `Usage:
                                print a logfile's or a cluster stream's records
   tickd import LOGFILE --cluster URL[,URL...] [--cluster-name NAME] [--cluster-replicas N]
                                copy a logfile's last states into an empty cluster stream
+  tickd ctl [OPTIONS] COMMAND [ARGUMENTS]
+                               the command-line client (tickd ctl help, tickd-ctl(1))
   tickd --version | --help
 
 Options:
@@ -83,6 +86,7 @@ export const CLUSTER_CONNECTION_OPTIONS = {
 export function parseCli(argv: readonly string[]): CliAction {
   if (argv[0] === 'dump') return { mode: 'dump', argv: argv.slice(1) };
   if (argv[0] === 'import') return { mode: 'import', argv: argv.slice(1) };
+  if (argv[0] === 'ctl') return { mode: 'ctl', argv: argv.slice(1) };
   let parsed;
   try {
     parsed = parseArgs({

@@ -89,6 +89,14 @@ describe('architecture', () => {
     expect(loaded).to.include('lib/net/tcp.ts');
   });
 
+  it('the client (tickd ctl) loads no daemon module: it reuses the pure protocol and domain code only', () => {
+    const loaded = [...closure('lib/ctl/main.ts')];
+    const daemonSide = [...PRIMARY_SIDE, 'lib/net', 'lib/config', 'lib/auth', 'lib/telemetry', 'lib/jetstream', 'lib/lease', 'lib/leadership', 'cluster'];
+    expect(loaded.filter((f) => inside(f, daemonSide))).to.deep.equal([]);
+    expect(loaded.filter((f) => inside(f, ['lib/http']))).to.deep.equal(['lib/http/json.ts']);
+    expect(loaded).to.include.members(['lib/ctl/connection.ts', 'lib/protocol/tokenize.ts', 'lib/domain/time.ts']);
+  });
+
   it('the primary never loads protocol parsing, HTTP or socket modules', () => {
     const loaded = [...closure('cluster/primary.ts')];
     expect(loaded.filter((f) => inside(f, WORKER_SIDE))).to.deep.equal([]);

@@ -22,6 +22,7 @@ describe('cli', () => {
     expect(parseCli(['-V']).mode).to.equal('version');
     expect(parseCli(['-h']).mode).to.equal('help');
     expect(parseCli(['dump', 'log', '--format', 'json'])).to.deep.equal({ mode: 'dump', argv: ['log', '--format', 'json'] });
+    expect(parseCli(['ctl', '--addr', 'h:1', 'job', 'ls'])).to.deep.equal({ mode: 'ctl', argv: ['--addr', 'h:1', 'job', 'ls'] });
   });
   it('reads the cluster flags, with their defaults', () => {
     const run = parseCli(['--cluster', 'nats://u:p@127.0.0.1:4222,tls://h2:4223', '--cluster-name', 'prod', '--node-name', 'n1', '--cluster-replicas', '1', '--lease-ttl', '1500ms']);
