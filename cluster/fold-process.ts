@@ -25,14 +25,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { once } from 'node:events';
-import { delimiter, join } from 'node:path';
+import { delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../lib/log.ts';
 import type { FoldResult } from '../lib/logfile/fold.ts';
 import type { FoldRunner, Folds } from '../lib/logfile/folds.ts';
 import type { FromFoldChild, ToFoldChild } from './ipc/fold-messages.ts';
 
-const CHILD_ENTRY = fileURLToPath(new URL('./fold-child.ts', import.meta.url));
+// fold-child.ts in the sources, fold-child.js in an installed package (as WORKER_ENTRY in supervisor.ts).
+const CHILD_ENTRY = fileURLToPath(new URL(`./fold-child${extname(import.meta.url)}`, import.meta.url));
 
 let chrtPath: string | null | undefined;
 

@@ -8,6 +8,7 @@
 // Every send to a worker carries a callback and every worker has an 'error' listener: a
 // worker that vanished costs a log line, never the primary.
 import cluster, { type Worker } from 'node:cluster';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command, Reply } from '../lib/domain/command.ts';
 import type { Logger } from '../lib/log.ts';
@@ -15,7 +16,9 @@ import { WorkerLink } from './ipc/channel.ts';
 import { RespawnBackoff } from './respawn-backoff.ts';
 import type { ToPrimary, ToWorker, WorkerInit } from './ipc/messages.ts';
 
-const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
+// Beside this module and in its form: worker.ts in the sources, worker.js in an installed
+// package (its JavaScript, compiled at `npm pack` by .ci/build-dist.ts).
+const WORKER_ENTRY = fileURLToPath(new URL(`./worker${extname(import.meta.url)}`, import.meta.url));
 
 export interface Addresses {
   readonly tcp: string;
