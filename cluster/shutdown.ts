@@ -1,12 +1,15 @@
 // How the primary stops (tickd(8) SIGNALS); when it stops is cluster/lifecycle.ts's business.
 //
 // The ordered stop, over the parts that exist (a stop during start-up finds only some):
-//   drain the workers (they stop accepting and answer what they received; HTTP gets 5 s;
-//   WORKER_EXIT_GRACE_MS, then SIGKILL) -> stop the tick -> stop the runners (executions still
-//   running stay `triggered` on disk and run again at the next start) -> flush and fsync the
-//   log -> flush telemetry (at most 2 s) -> remove the pidfile.
+//   (cluster mode: hand the lead over) -> drain the workers (they stop accepting and answer
+//   what they received; HTTP gets 5 s; WORKER_EXIT_GRACE_MS, then SIGKILL) -> stop the tick
+//   -> stop the runners (executions still running stay `triggered` on disk and run again at
+//   the next start) -> flush and fsync the log -> flush telemetry (at most 2 s) -> remove
+//   the pidfile.
 // Workers go first: while they drain, the engine still answers their batches, and only once
-// they are gone can nothing new reach the journal that is closed after them.
+// they are gone can nothing new reach the journal that is closed after them. A cluster
+// leader is the exception: it stops leading before its workers drain, so that failover does
+// not wait for the drain, and what its workers still send is forwarded to the new leader.
 //
 // The abandoned start-up (a startup error): no drain, as nothing was promised to anyone yet
 // that a drain would keep; the workers are killed and the log is closed.
@@ -32,6 +35,9 @@ export interface StopParts {
 }
 
 export async function stopParts(parts: StopParts): Promise<void> {
+  // Cluster mode: a leader hands over first, so another node fires and writes at once while
+  // this one's workers drain (their commands are forwarded to the new leader meanwhile).
+  await parts.storage?.handOver?.();
   await parts.supervisor?.drain(WORKER_EXIT_GRACE_MS);
   parts.ticker?.stop();
   await parts.pool?.stop(RUNNER_GRACE_MS);

@@ -169,9 +169,12 @@ export class CommandServer {
     });
   }
 
-  /** No more batches are taken; those taken are still answered. */
+  /**
+   * No more batches are taken; those already delivered to this process are still run and
+   * answered (a plain unsubscribe would drop them, leaving their senders waiting in vain).
+   */
   stop(): void {
-    this.sub.unsubscribe();
+    void this.sub.drain().catch(() => {});
   }
 }
 

@@ -15,6 +15,7 @@ import { StreamDecodeError } from './replay.ts';
 const RESTART_PAUSE_MS = 250;
 const CATCH_UP_POLL_MS = 20;
 const STOP_WAIT_MS = 2_000;
+const PULL_EXPIRES_MS = 2_000;
 
 export interface StreamTailOptions {
   readonly js: JetStreamClient;
@@ -59,7 +60,9 @@ export class StreamTail {
   private async follow(): Promise<void> {
     const consumer = await this.o.js.consumers.get(this.o.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.appliedSeq + 1 });
     if (this.stopped) return;
-    const messages = await consumer.consume({ max_messages: 1024 });
+    // Short pulls: a consumer whose server died is noticed (missed heartbeats) and made again
+    // within seconds, not the default 30 s, which would hold a takeover that long.
+    const messages = await consumer.consume({ max_messages: 1024, expires: PULL_EXPIRES_MS });
     this.consumer = consumer;
     this.closeMessages = async () => { await messages.close(); };
     try {

@@ -44,6 +44,8 @@ import { LeaderJournal } from './leader-journal.ts';
 import { answerLocally } from './local-ops.ts';
 
 const RETRY_PAUSE_MS = 500;
+/** How long a node holding the lease may take to apply the rest of the stream. */
+const CATCH_UP_MS = 10_000;
 
 export interface NodeParts {
   readonly opts: ClusterOptions;
@@ -191,7 +193,10 @@ export class ClusterNode {
     try {
       await lease.acquire(() => this.stopping);
       const { state } = await jsm.streams.info(subjects.stream);
-      await this.tail!.caughtUp(state.last_seq, () => !lease.held || this.stopping);
+      // Bounded: a tail stalled on a lost server must not hold the lease, and so the
+      // cluster, without a leader. A timeout gives the lease back and rebuilds the copy.
+      const giveUpAt = performance.now() + CATCH_UP_MS;
+      await this.tail!.caughtUp(state.last_seq, () => !lease.held || this.stopping || performance.now() > giveUpAt);
       if (!lease.held || this.stopping) throw new Error('the lease ran out while catching up');
       await this.tail!.stop();
       const afterSeq = Math.max(state.last_seq, this.tail!.applied);
@@ -214,6 +219,10 @@ export class ClusterNode {
       await lease.release(); // never rejects; deletes the key only while it is ours
       if (this.stopping || isLeaseAborted(err)) return null;
       this.log.warn({ err: (err as Error)?.message ?? String(err) }, 'taking over failed; staying a follower');
+      if (this.tail !== null && this.roleNow === 'follower') {
+        await this.tail.stop(); // it may be stuck: the loop rebuilds the copy
+        this.tail = null;
+      }
       await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));
       return null;
     }
@@ -256,13 +265,22 @@ export class ClusterNode {
     this.p.members.report(this.roleNow, this.applied);
   }
 
-  /** Hands over: stops leading (the lease released after the last write) and following. */
-  async close(): Promise<void> {
+  /**
+   * The first step of a graceful stop: stops leading now (the lease released after the last
+   * write) and competing, so a follower takes over at once; commands still arriving from this
+   * node's clients are forwarded to it meanwhile.
+   */
+  async handOver(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.reporter);
     this.stepDownNow?.('stopping');
     if (this.roleNow !== 'leader') this.candidate?.close();
     await this.loop;
+  }
+
+  /** The last step of a graceful stop: hands over if not done yet, stops following and reporting. */
+  async close(): Promise<void> {
+    await this.handOver();
+    clearInterval(this.reporter);
     await this.tail?.stop();
     this.tail = null;
     await this.p.members.close();

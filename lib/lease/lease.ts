@@ -17,8 +17,10 @@
 //   event-loop stall (SIGSTOP, a long GC) it is false at once if the TTL passed, before any
 //   timer callback has had a chance to run. Reading it in that state starts the step-down.
 // - Leadership ends exactly once per tenure, through lose(): a refresh refused (someone else
-//   wrote the key, or it expired), a refresh that errs or times out, or our clock passing the
-//   last successful send + ttl (the watchdog, or any read of `held`). onLost gets the reason,
+//   wrote the key, or it expired), or our clock passing the last successful send + ttl (the
+//   watchdog, or any read of `held`). A refresh that errs or times out is tried again while
+//   the claim lasts, so the election of a new leader for the bucket (one NATS server lost)
+//   does not end a tenure that a retry a second later would have kept. onLost gets the reason,
 //   from a microtask so it never runs inside a caller's `held` check. There is no retry as
 //   leader: a lost lease must be acquired again from scratch.
 // - release() and close() end the tenure without onLost. release() waits for a refresh in
@@ -36,6 +38,9 @@ import { describeHolder } from './value.ts';
 
 export { openLeaseBucket, leaseBucketName } from './bucket.ts';
 export { isLeaseAborted, LeaseAbortedError } from './errors.ts';
+
+/** Pause between refresh attempts that went unanswered, within the claim. */
+const REFRESH_RETRY_MS = 100;
 
 export interface LeaseOptions {
   /** The cluster's lease bucket (openLeaseBucket). */
@@ -251,29 +256,54 @@ export class Lease {
   }
 
   async #refresh(tenure: number): Promise<void> {
-    if (!this.#check()) return; // after a stall: the TTL passed, lose() ran
-    const sentAt = this.#now();
-    // Waiting past our claim's end is pointless: the watchdog ends the tenure then. The small
-    // grace lets the watchdog speak first, so a hang is reported as what it is (the clock).
-    const timeout = Math.ceil(this.#validUntil - sentAt + this.#ttl / 10);
-    let revision: number;
-    try {
-      revision = await this.#key.update(this.#value, this.#revision, timeout);
-    } catch (err) {
+    // Set once an attempt went unanswered: it may have landed unseen, moving the revision.
+    let uncertain = false;
+    for (;;) {
+      if (!this.#check()) return; // after a stall, or the claim ran out while retrying: lose() ran
+      const sentAt = this.#now();
+      // Waiting past our claim's end is pointless: the watchdog ends the tenure then. The small
+      // grace lets the watchdog speak first, so a hang is reported as what it is (the clock).
+      const timeout = Math.ceil(this.#validUntil - sentAt + this.#ttl / 10);
+      let revision: number;
+      try {
+        revision = await this.#key.update(this.#value, this.#revision, timeout);
+      } catch (err) {
+        if (tenure !== this.#tenure) return;
+        if (isWrongLastSequence(err)) {
+          if (uncertain && await this.#adoptOwnWrite(tenure)) continue;
+          this.#lose(`refresh refused: the key was changed or removed by someone else (${errorText(err)})`);
+          return;
+        }
+        // Not refused, only not answered (a NATS server lost, the bucket's leader being
+        // elected): our claim still runs by our own clock, so try again until it ends.
+        uncertain = true;
+        this.#log.debug({ err: errorText(err) }, 'lease refresh not answered; trying again within the claim');
+        await new Promise((r) => setTimeout(r, Math.min(REFRESH_RETRY_MS, Math.max(0, this.#validUntil - this.#now()))).unref());
+        if (tenure !== this.#tenure) return;
+        continue;
+      }
       if (tenure !== this.#tenure) return;
-      this.#lose(isWrongLastSequence(err)
-        ? `refresh refused: the key was changed or removed by someone else (${errorText(err)})`
-        : `refresh failed: ${errorText(err)}`);
+      // Recorded even when the tenure ended meanwhile, so release() deletes the right revision.
+      this.#revision = revision;
+      if (this.#phase !== 'held') return;
+      this.#lastSentAt = sentAt;
+      this.#validUntil = sentAt + this.#ttl;
+      // An answer that arrives after a stall may already be too late to extend anything.
+      if (this.#check()) this.#armTimers();
       return;
     }
-    if (tenure !== this.#tenure) return;
-    // Recorded even when the tenure ended meanwhile, so release() deletes the right revision.
-    this.#revision = revision;
-    if (this.#phase !== 'held') return;
-    this.#lastSentAt = sentAt;
-    this.#validUntil = sentAt + this.#ttl;
-    // An answer that arrives after a stall may already be too late to extend anything.
-    if (this.#check()) this.#armTimers();
+  }
+
+  /**
+   * After an unanswered refresh, a refusal may mean that refresh landed: if the key holds our
+   * own value, take its revision (the claim is not extended by it: its send time is unknown)
+   * and go on refreshing. True when adopted.
+   */
+  async #adoptOwnWrite(tenure: number): Promise<boolean> {
+    const entry = await this.#key.read(new Set());
+    if (tenure !== this.#tenure || entry === null || !this.#key.isOurs(entry)) return false;
+    this.#revision = entry.revision;
+    return true;
   }
 
   /** Waits `ms` (at least a turn), or until close()/release(). */

@@ -68,6 +68,7 @@ export async function openClusterStorage(
       compactions: () => 0,
       startCompaction() {},
       node,
+      handOver: () => node.handOver(),
       close: async () => {
         await node.close(); // the last writes awaited, the lease released when held
         await nc.close();

@@ -30,6 +30,8 @@ export interface Storage {
   close(): Promise<void>;
   /** Cluster mode: this node's role, its copy of the log, and where its commands go. */
   readonly node?: ClusterNode;
+  /** Cluster mode, first step of a graceful stop: stop leading (and competing) now. */
+  handOver?(): Promise<void>;
 }
 
 
