@@ -11,6 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { row as cluster } from './rows/cluster.ts';
+import { row as clusterFailover } from './rows/cluster-failover.ts';
 import { row as compaction } from './rows/compaction.ts';
 import { row as ctlImport } from './rows/ctl-import.ts';
 import { row as durable } from './rows/durable.ts';
@@ -26,7 +27,7 @@ import { row as rss } from './rows/rss.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, fireDirect, fireHttp, fireRedis, lateness, rss, listing, replay, compaction, httpPut, ctlImport, cluster];
+const ROWS: readonly Row[] = [pipelined, durable, fireDirect, fireHttp, fireRedis, lateness, rss, listing, replay, compaction, httpPut, ctlImport, cluster, clusterFailover];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)

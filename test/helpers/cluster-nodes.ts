@@ -1,7 +1,7 @@
 // Several tickd nodes of one cluster on real nats-server processes (test/helpers/nats.ts), and
 // an HTTP sink that records every job an http rule fires, for the failover tests and the bench.
 import { createServer, type Server } from 'node:http';
-import { Daemon } from './daemon.ts';
+import { Daemon, type ConfigTree } from './daemon.ts';
 import type { NatsCluster } from './nats.ts';
 import { tempDir } from './tmp.ts';
 
@@ -10,6 +10,8 @@ export interface NodeSpec {
   readonly name: string;
   readonly ttl?: string;
   readonly extra?: readonly string[];
+  /** Config sections merged over the defaults (e.g. `{ log: { level: 'debug' } }`); HTTP stays on port 0 unless given. */
+  readonly config?: ConfigTree;
 }
 
 export function nodeArgs(nats: NatsCluster, spec: NodeSpec): string[] {
@@ -21,7 +23,8 @@ export function nodeArgs(nats: NatsCluster, spec: NodeSpec): string[] {
 
 /** A node, started and ready (a follower or the leader), with HTTP on an ephemeral port. */
 export async function startNode(nats: NatsCluster, spec: NodeSpec): Promise<Daemon> {
-  return Daemon.start({ args: nodeArgs(nats, spec), dir: tempDir(), readyTimeoutMs: 30_000, config: { http: { listen: '127.0.0.1:0' } } });
+  const config: ConfigTree = { ...spec.config, http: { listen: '127.0.0.1:0', ...spec.config?.['http'] } };
+  return Daemon.start({ args: nodeArgs(nats, spec), dir: tempDir(), readyTimeoutMs: 30_000, config });
 }
 
 /** The role this node's log says it has now ('follower' until it says otherwise). */
