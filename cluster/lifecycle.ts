@@ -22,8 +22,13 @@
 // - Commands are answered from the moment the first worker listens, before `ready`: the
 //   engine and journal exist before any worker is forked, and a stop drains the workers, so
 //   every command answered before `ready` is one a graceful stop answers too.
+// - ready() is announced (tickd(8) "Readiness and health"): the workers answer GET /ready 200
+//   from then on (Supervisor.announce), and a service manager listening on NOTIFY_SOCKET is
+//   sent READY=1 (service-notify.ts). A stop takes it back at once, before its first step
+//   (in cluster mode a leader's hand-over, while the workers still serve): GET /ready 503.
 import type { Logger } from '../lib/log.ts';
 import { abandonParts, removePidfile, stopParts, type StopParts } from './shutdown.ts';
+import { notifyReady, takeNotifySocket } from './service-notify.ts';
 import { WORKER_EXIT_GRACE_MS } from './ipc/timing.ts';
 
 export type Phase = 'starting' | 'ready' | 'stopping' | 'failed';
@@ -33,6 +38,8 @@ export class Lifecycle {
   readonly #log: Logger;
   readonly #parts: StopParts = {};
   #startup: Promise<void> = Promise.resolve();
+  /** Taken from the environment here, before any child process exists to inherit it. */
+  readonly #notifySocket: string | null = takeNotifySocket(process.env);
 
   constructor(log: Logger) {
     this.#log = log;
@@ -81,6 +88,8 @@ export class Lifecycle {
   ready(): void {
     if (this.#phase !== 'starting') throw new Error(`ready() while ${this.#phase}`);
     this.#phase = 'ready';
+    this.#parts.supervisor?.announce('ready');
+    if (this.#notifySocket !== null) notifyReady(this.#notifySocket, this.#log);
   }
 
   readonly #onSignal = (signal: NodeJS.Signals): void => {
@@ -91,6 +100,8 @@ export class Lifecycle {
     }
     const phase = this.#phase;
     this.#phase = 'stopping';
+    // Before the log line: whoever reads "stopping" there finds GET /ready answering 503.
+    this.#parts.supervisor?.announce('stopping');
     this.#log.info({ signal, phase }, 'stopping');
     if (phase === 'starting') void this.#parts.supervisor?.drain(WORKER_EXIT_GRACE_MS);
     // start() handles a rejected startup; here it only marks that every part is known.

@@ -7,7 +7,7 @@ import { VERSION } from '../lib/version.ts';
 import { loadStartupInputs } from '../lib/config/inputs.ts';
 
 async function main(argv: string[]): Promise<void> {
-  const action = parseCli(argv);
+  const action = parseCli(argv, process.env);
   switch (action.mode) {
     case 'help':
       process.stdout.write(USAGE);

@@ -3,9 +3,10 @@
 // does lives in its own module (start-up inputs in lib/config/inputs.ts, start and stop in
 // lifecycle.ts, the workers and their messages in supervisor.ts).
 // Startup order: config -> token file -> TLS material -> signal handlers (cluster/lifecycle.ts)
-// -> "starting" -> telemetry -> replay the logfile -> engine -> workers listening (commands
-// are answered from here on) -> then, in one synchronous step: pidfile -> re-dispatch of the
-// jobs left `triggered` on disk -> tick loop -> compaction -> "ready".
+// -> "starting" -> telemetry (and the instruments GET /metrics reads) -> replay the logfile
+// -> engine -> workers listening (commands are answered from here on) -> then, in one
+// synchronous step: pidfile -> re-dispatch of the jobs left `triggered` on disk -> tick loop
+// -> compaction -> "ready".
 // Invariants:
 // - Any failure before "ready" is a startup error: one stderr line, exit 1, no worker left
 //   behind. A SIGTERM/SIGINT at any point after the handlers is a graceful stop, exit 0.
@@ -23,7 +24,12 @@ import { StartupError } from '../lib/errors.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { Engine } from '../lib/engine/engine.ts';
 import { NotWritingError } from '../lib/engine/journal.ts';
-import { combineObservers, firingLog } from '../lib/engine/observers.ts';
+import { combineObservers, failureLog, firingLog } from '../lib/engine/observers.ts';
+import { ActivityRing } from '../lib/engine/activity.ts';
+import { answerAside } from '../lib/engine/answer-aside.ts';
+import { activityObserver, poolHooks } from '../lib/engine/executions.ts';
+import type { Command, Reply } from '../lib/domain/command.ts';
+import { fail } from '../lib/errors.ts';
 import { buildStat, type StatSources } from '../lib/engine/stats.ts';
 import { openStorage } from '../lib/persistence/storage.ts';
 import { JobStore } from '../lib/store/jobs.ts';
@@ -36,7 +42,7 @@ import { requestShortSlice, type SliceOutcome } from './short-slice.ts';
 import { wallNowNs } from '../lib/scheduler/clock.ts';
 import { VERSION } from '../lib/version.ts';
 import { engineObserver } from '../lib/telemetry/instruments.ts';
-import { loadTelemetry } from '../lib/telemetry/wiring.ts';
+import { loadPrimaryMeters, loadTelemetry, type PrimaryMeters } from '../lib/telemetry/wiring.ts';
 import { ConnectionCounts } from './connection-counts.ts';
 import { FoldProcess } from './fold-process.ts';
 import { Supervisor } from './supervisor.ts';
@@ -47,7 +53,7 @@ export type RunAction = Extract<CliAction, { mode: 'run' }>;
 export async function runPrimary(action: RunAction): Promise<void> {
   const startedNs = process.hrtime.bigint();
   const inputs = loadStartupInputs(action.config);
-  const log = createLogger(inputs.config.log.level, 'primary');
+  const log = createLogger(inputs.config.log.level, 'primary', action.logFormat);
   // Before anything a stop must undo exists: from here on a signal is a graceful stop.
   const life = new Lifecycle(log);
   log.info({ config: inputs.config.source ?? '(defaults)', version: VERSION, pid: process.pid }, 'starting');
@@ -66,6 +72,9 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const telemetry = await loadTelemetry(config, log, 'primary', VERSION);
   life.own({ telemetry });
   if (life.stopRequested) return;
+  // GET /metrics reads these (the same MeterProvider as OTLP export, when that is on).
+  const meters = await loadPrimaryMeters(config, log, telemetry, VERSION);
+  if (life.stopRequested) return;
 
   const jobs = new JobStore();
   const rules = new RuleStore();
@@ -76,19 +85,17 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   if (life.stopRequested) return;
 
   const connections = new ConnectionCounts();
-  const instruments = telemetry?.instruments({
+  const instruments = meters?.instruments({
     connections: connections.total, rules: () => rules.size, compactions: storage.compactions,
     ...(storage.node === undefined ? {} : { role: () => storage.node!.role }),
   }) ?? null;
   // Made before the pool and the engine, so that neither needs the other to exist first.
   const results = new ExecutionResults();
+  const activity = new ActivityRing();
   const pool = new RunnerPool({
     maxInflight: action.maxInflight,
     ctx: { shellPath: config.shell.path, shellArgs: [...config.shell.args], timeoutMs: runnerTimeoutMs(), log: log.child({ component: 'runner' }) },
-    onResult: (exec, success, durationMs) => {
-      instruments?.executed(success, durationMs);
-      results.push(exec.jobId, exec.attempt, success);
-    },
+    ...poolHooks({ results, activity, instruments }),
   });
   life.own({ pool });
   const statSources: StatSources = {
@@ -106,24 +113,32 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     rules,
     journal: storage.journal,
     results,
-    dispatch: (job, rule, attempt) => pool.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner }),
+    activity: () => activity.snapshot(Date.now()),
+    dispatch: (job, rule, attempt) => pool.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id }),
     stat: () => buildStat(statSources),
     onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
     // A journal that takes no writes (not the leader) said so once; its refusals are expected.
     onCommandError: (err) => { if (!(err instanceof NotWritingError)) log.error({ err }, 'a command or tick failed; a command is answered ERROR internal'); },
     observer: combineObservers([
       instruments === null ? null : engineObserver(instruments),
+      activityObserver(activity),
+      failureLog(log.child({ component: 'scheduler' })),
       log.debug() ? firingLog(log.child({ component: 'scheduler' })) : null,
     ]),
   });
 
   // Cluster mode: a follower forwards its clients' batches to the leader (lib/leadership).
+  // GET /metrics is this node's own, answered here whatever the node's role.
   const node = storage.node;
+  const toEngine = node === undefined
+    ? (cmds: readonly Command[], done: (replies: Reply[]) => void) => engine.submitBatch(cmds, done)
+    : (cmds: readonly Command[], done: (replies: Reply[]) => void) => node.submit(cmds, done);
+  const metricsReply = metricsAnswer(meters);
   const supervisor = new Supervisor({
     count: action.workers,
-    init: { config, tokens, tls, version: VERSION, cluster: action.cluster !== null },
+    init: { config, tokens, tls, version: VERSION, logFormat: action.logFormat, cluster: action.cluster !== null },
     log,
-    onBatch: node === undefined ? (cmds, done) => engine.submitBatch(cmds, done) : (cmds, done) => node.submit(cmds, done),
+    onBatch: (cmds, done) => answerAside(cmds, (c) => c.op === 'metrics', metricsReply, toEngine, done),
     onConnections: (workerId, count) => connections.set(workerId, count),
     onExit: (workerId) => connections.delete(workerId),
   });
@@ -166,4 +181,11 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   ticker.start();
   storage.startCompaction();
   log.info({ tcp: addresses.tcp, http: addresses.http, tls: tls !== null, auth: tokens !== null, workers: action.workers, persistence: storage.kind }, 'ready');
+}
+
+/** GET /metrics's answer: this process's metrics in the Prometheus text format. */
+function metricsAnswer(meters: PrimaryMeters | null): () => Promise<Reply> {
+  const scrape = meters?.scrape ?? null;
+  if (scrape === null) return () => Promise.resolve(fail('not_found', 'metrics are not served without the HTTP interface'));
+  return async () => ({ ok: true, kind: 'metrics', text: await scrape() });
 }

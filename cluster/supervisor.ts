@@ -5,6 +5,8 @@
 // must report 'listening' (TCP first, then HTTP) or the daemon does not start. Afterwards a
 // worker that dies is replaced after a backoff (respawn-backoff.ts). Once drain() or killAll()
 // was called no worker is forked again, and drain() reaches workers still starting too.
+// announce() tells every worker the daemon's phase for GET /ready ('ready', then 'stopping'),
+// and so is told every worker forked later, right after its 'init'.
 // Every send to a worker carries a callback and every worker has an 'error' listener: a
 // worker that vanished costs a log line, never the primary.
 import cluster, { type Worker } from 'node:cluster';
@@ -41,6 +43,8 @@ export class Supervisor {
   private readonly opts: SupervisorOptions;
   private stopping = false;
   private draining: Promise<void> | undefined;
+  /** What GET /ready answers, as last announced; 'starting' until then. */
+  private readiness: 'starting' | 'ready' | 'stopping' = 'starting';
   private readonly backoff = new RespawnBackoff();
 
   constructor(opts: SupervisorOptions) {
@@ -72,6 +76,12 @@ export class Supervisor {
       w.once('exit', () => { clearTimeout(kill); resolve(); });
       this.send(w, { t: 'drain' });
     })));
+  }
+
+  /** The daemon is ready, or stopping: GET /ready answers 200, or 503, on every worker from now on. */
+  announce(readiness: 'ready' | 'stopping'): void {
+    this.readiness = readiness;
+    for (const w of Object.values(cluster.workers ?? {})) if (w !== undefined) this.send(w, { t: 'readiness', readiness });
   }
 
   killAll(): void {
@@ -120,6 +130,7 @@ export class Supervisor {
         }, delay);
       });
       this.send(worker, { t: 'init', init: this.opts.init });
+      if (this.readiness !== 'starting') this.send(worker, { t: 'readiness', readiness: this.readiness });
     });
   }
 

@@ -3,7 +3,10 @@
 import type { Command, Reply } from '../lib/domain/command.ts';
 import type { TokenTable } from '../lib/auth/verify.ts';
 import type { Logger } from '../lib/log.ts';
+import type { Readiness } from '../lib/http/route.ts';
 import { startServer } from '../lib/http/server.ts';
+
+export type { Readiness };
 
 export interface HttpHandle {
   readonly host: string;
@@ -16,6 +19,8 @@ export interface HttpStartOptions {
   readonly port: number;
   readonly tokens: TokenTable | null;
   readonly dispatch: (cmd: Command) => Promise<Reply>;
+  /** What GET /ready answers: the daemon's phase as the primary last told this worker. */
+  readonly readiness: () => Readiness;
   readonly log: Logger;
   readonly version: string;
   readonly cluster: boolean;
@@ -23,5 +28,5 @@ export interface HttpStartOptions {
 
 export function startHttp(opts: HttpStartOptions): Promise<HttpHandle> {
   const log = opts.log.child({ component: 'http' });
-  return startServer({ dispatch: opts.dispatch, tokens: opts.tokens, version: opts.version, cluster: opts.cluster }, log, opts.host, opts.port);
+  return startServer({ dispatch: opts.dispatch, readiness: opts.readiness, tokens: opts.tokens, version: opts.version, cluster: opts.cluster }, log, opts.host, opts.port);
 }

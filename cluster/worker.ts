@@ -7,6 +7,8 @@
 // - 'drain' may come while the worker is still starting (a stop during the daemon's start-up):
 //   the start is finished first, so the primary hears 'listening' (or 'listen-failed') and
 //   every connection accepted is answered before the exit.
+// - GET /ready answers from `readiness`: 'starting' until the primary says otherwise; once
+//   'stopping' (told so, or told to drain), never anything else.
 import cluster from 'node:cluster';
 import { buildTokenTable } from '../lib/auth/verify.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
@@ -16,7 +18,7 @@ import { loadTelemetry, requestHook, TELEMETRY_FLUSH_MS, type Telemetry } from '
 import { PrimaryLink, TurnBatcher } from './ipc/channel.ts';
 import type { ToPrimary, ToWorker, WorkerInit } from './ipc/messages.ts';
 import { WORKER_DRAIN_MS } from './ipc/timing.ts';
-import { startHttp, type HttpHandle } from './worker-http.ts';
+import { startHttp, type HttpHandle, type Readiness } from './worker-http.ts';
 
 
 function send(msg: ToPrimary): void {
@@ -30,6 +32,7 @@ let tcp: TcpListener | null = null;
 let http: HttpHandle | null = null;
 let log: Logger | null = null;
 let telemetry: Telemetry | null = null;
+let readiness: Readiness = 'starting';
 
 // Connection counts change on every accept/close; report at most once per turn.
 const connections = new TurnBatcher<number, null>((counts) => send({ t: 'connections', count: counts[counts.length - 1]! }));
@@ -47,7 +50,11 @@ process.on('message', (msg: ToWorker) => {
     case 'replies':
       link.deliver(msg.seqs, msg.replies);
       return;
+    case 'readiness':
+      if (readiness !== 'stopping') readiness = msg.readiness;
+      return;
     case 'drain':
+      readiness = 'stopping';
       void drain();
       return;
     default: {
@@ -69,7 +76,7 @@ process.on('SIGTERM', () => {});
 
 async function start(init: WorkerInit): Promise<void> {
   const { config } = init;
-  log = createLogger(config.log.level, 'worker');
+  log = createLogger(config.log.level, 'worker', init.logFormat);
   telemetry = await loadTelemetry(config, log, 'worker', init.version);
   const tokens = init.tokens === null ? null : buildTokenTable(init.tokens);
   const dispatch = link.request.bind(link);
@@ -86,7 +93,9 @@ async function start(init: WorkerInit): Promise<void> {
   let httpAddr: string | null = null;
   if (config.http.listen !== null) {
     const { host, port, text } = config.http.listen;
-    http = await startHttp({ host, port, tokens, dispatch: (cmd) => link.requestAsync(cmd), log, version: init.version, cluster: init.cluster })
+    http = await startHttp({
+      host, port, tokens, dispatch: (cmd) => link.requestAsync(cmd), readiness: () => readiness, log, version: init.version, cluster: init.cluster,
+    })
       .catch((err: NodeJS.ErrnoException) => { throw new Error(`cannot listen on ${text}: ${err.code ?? err.message}`); });
     httpAddr = formatAddress(http.host, http.port);
   }

@@ -1,8 +1,11 @@
 // Command-line parsing (tickd(8) SYNOPSIS, OPTIONS). Pure: returns what to do, or a usage
-// error; main decides how to act on it.
+// error; main decides how to act on it. The environment is an argument, read for one thing:
+// the configuration file is `-c`, else TICKD_CONFIG (unset or empty: none), else none, and
+// then every default applies (tickd(8) ENVIRONMENT).
 import { parseArgs } from 'node:util';
 import { availableParallelism, hostname } from 'node:os';
 import { clusterNameError } from './jetstream/subjects.ts';
+import { LOG_FORMATS, type LogFormat } from './log-format.ts';
 
 /** Cluster mode (tickd(8) CLUSTER MODE): the log on a NATS JetStream stream. */
 export interface ClusterOptions {
@@ -22,6 +25,8 @@ export type CliAction =
   | {
     readonly mode: 'run'; readonly config: string | null; readonly workers: number; readonly pidfile: string | null;
     readonly maxInflight: number; readonly tickSliceUs: number;
+    /** How log records are written: JSON lines, or one readable line each (lib/log-format.ts). */
+    readonly logFormat: LogFormat;
     /** null: the single-node daemon, its log in the logfile (or memory). */
     readonly cluster: ClusterOptions | null;
   }
@@ -35,6 +40,7 @@ export type CliAction =
 
 export const USAGE = `Usage:
   tickd [-c FILE] [-w N] [--pidfile FILE] [--max-inflight N] [--tick-slice US]
+        [--log-format json|pretty]
                                run the daemon in the foreground
   tickd --check [-c FILE]      validate the configuration and token file, then exit
   tickd dump LOGFILE [--format text|json] [--compact] [--follow]
@@ -47,12 +53,15 @@ export const USAGE = `Usage:
   tickd --version | --help
 
 Options:
-  -c, --config FILE      configuration file (TOML); without it every default applies
+  -c, --config FILE      configuration file (TOML); without it, the file TICKD_CONFIG
+                         names; without either, every default applies
   -w, --workers N        connection worker processes (default: CPU count, at least 1)
       --pidfile FILE     write the primary's pid once listeners are bound; removed at exit
       --max-inflight N   executions running at once (default 256); more wait in a queue
       --tick-slice US    the tick thread's scheduler slice in microseconds, 100 to 100000
                          (default 100, Linux 6.12+); 0 keeps the kernel's default
+      --log-format FMT   log records on stderr: json (default; a JSON object a line)
+                         or pretty (a readable line a record, for a terminal)
       --check            validate configuration and exit 0 printing "configuration ok"
 
 Cluster mode (the log on a NATS JetStream stream; tickd(8) CLUSTER MODE):
@@ -83,7 +92,10 @@ export const CLUSTER_CONNECTION_OPTIONS = {
   'cluster-ca': { type: 'string' },
 } as const;
 
-export function parseCli(argv: readonly string[]): CliAction {
+/** The environment parseCli reads: TICKD_CONFIG only. */
+export type CliEnv = Readonly<Record<string, string | undefined>>;
+
+export function parseCli(argv: readonly string[], env: CliEnv = {}): CliAction {
   if (argv[0] === 'dump') return { mode: 'dump', argv: argv.slice(1) };
   if (argv[0] === 'import') return { mode: 'import', argv: argv.slice(1) };
   if (argv[0] === 'ctl') return { mode: 'ctl', argv: argv.slice(1) };
@@ -99,6 +111,7 @@ export function parseCli(argv: readonly string[]): CliAction {
         pidfile: { type: 'string' },
         'max-inflight': { type: 'string' },
         'tick-slice': { type: 'string' },
+        'log-format': { type: 'string' },
         ...CLUSTER_CONNECTION_OPTIONS,
         'node-name': { type: 'string' },
         'cluster-replicas': { type: 'string' },
@@ -114,8 +127,8 @@ export function parseCli(argv: readonly string[]): CliAction {
   const v = parsed.values;
   if (v.help) return { mode: 'help' };
   if (v.version) return { mode: 'version' };
-  const config = v.config ?? null;
-  if (config === '') return { mode: 'usage-error', message: 'option -c/--config needs a file name' };
+  if (v.config === '') return { mode: 'usage-error', message: 'option -c/--config needs a file name' };
+  const config = v.config ?? (env['TICKD_CONFIG'] || null);
   if (v.check) return { mode: 'check', config };
   const workers = v.workers === undefined ? Math.max(1, availableParallelism()) : positiveInt(v.workers);
   if (workers === null) return { mode: 'usage-error', message: `--workers must be a positive integer, got "${v.workers}"` };
@@ -123,9 +136,11 @@ export function parseCli(argv: readonly string[]): CliAction {
   if (maxInflight === null) return { mode: 'usage-error', message: `--max-inflight must be a positive integer, got "${v['max-inflight']}"` };
   const tickSliceUs = v['tick-slice'] === undefined ? DEFAULT_TICK_SLICE_US : sliceUs(v['tick-slice']);
   if (tickSliceUs === null) return { mode: 'usage-error', message: `--tick-slice must be 0 or ${MIN_SLICE_US} to ${MAX_SLICE_US} microseconds, got "${v['tick-slice']}"` };
+  const logFormat = v['log-format'] ?? 'json';
+  if (!isLogFormat(logFormat)) return { mode: 'usage-error', message: `--log-format must be ${LOG_FORMATS.join(' or ')}, got "${logFormat}"` };
   const cluster = parseCluster(v);
   if (typeof cluster === 'string') return { mode: 'usage-error', message: cluster };
-  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, tickSliceUs, cluster };
+  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, tickSliceUs, logFormat, cluster };
 }
 
 export const DEFAULT_CLUSTER_NAME = 'tickd';
@@ -167,6 +182,10 @@ function durationMs(text: string): number | null {
   if (m === null) return null;
   const n = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
   return Number.isInteger(n) ? n : Math.round(n);
+}
+
+function isLogFormat(text: string): text is LogFormat {
+  return (LOG_FORMATS as readonly string[]).includes(text);
 }
 
 function sliceUs(text: string): number | null {

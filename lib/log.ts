@@ -1,12 +1,17 @@
-// One bunyan logger per process, writing JSON lines to stderr. The spec's six levels map to
-// bunyan's; `off` silences everything (startup lines included), `trace` behaves like `debug`.
+// One bunyan logger per process, writing to stderr in the chosen format (lib/log-format.ts):
+// JSON lines by default, or one readable line per record (`--log-format pretty`). The spec's
+// six levels map to bunyan's; `off` silences everything (startup lines included), `trace`
+// behaves like `debug`. An `err` field that is an Error is written with its message, name,
+// code and stack (bunyan's err serializer; without it JSON keeps only the own properties).
 import bunyan from 'bunyan';
 import type Logger from 'bunyan';
+import { prettyStream, useColour, type LogFormat } from './log-format.ts';
 
 export const LOG_LEVELS = ['off', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type { Logger };
+export type { LogFormat };
 
 function bunyanLevel(level: LogLevel): number {
   switch (level) {
@@ -19,12 +24,17 @@ function bunyanLevel(level: LogLevel): number {
   }
 }
 
-export function createLogger(level: LogLevel, role: string): Logger {
+export function createLogger(level: LogLevel, role: string, format: LogFormat = 'json'): Logger {
+  const lvl = bunyanLevel(level);
+  const stream: bunyan.Stream = format === 'pretty'
+    ? { type: 'raw', stream: prettyStream(process.stderr, useColour(process.stderr, process.env)) as unknown as NodeJS.WritableStream, level: lvl }
+    : { stream: process.stderr, level: lvl };
   return bunyan.createLogger({
     name: 'tickd',
     role,
-    level: bunyanLevel(level),
-    streams: [{ stream: process.stderr, level: bunyanLevel(level) }],
+    level: lvl,
+    serializers: { err: bunyan.stdSerializers.err },
+    streams: [stream],
   });
 }
 

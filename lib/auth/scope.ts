@@ -22,6 +22,8 @@ export function scopeCommand(cmd: Command, namespace: string): Command | ErrorRe
       return { ...cmd, scope: namespace };
     case 'stat':
     case 'cluster':
+    case 'activity':
+    case 'metrics':
       return cmd;
     default: {
       const never: never = cmd;

@@ -4,6 +4,8 @@ import type { Job } from './job.ts';
 import type { Rule } from './rule.ts';
 import type { StatValues } from './stat.ts';
 import type { ClusterView } from './cluster-view.ts';
+import type { Attempt } from './attempt.ts';
+import type { ActivityView } from './activity.ts';
 import type { ErrorCode } from '../errors.ts';
 
 export type Command =
@@ -21,18 +23,25 @@ export type Command =
   | { readonly op: 'rule.list'; readonly prefix: string; readonly scope: string; readonly cursor: number; readonly limit: number }
   | { readonly op: 'stat' }
   /** This node's view of its cluster (GET /cluster): answered by the node itself, never forwarded. */
-  | { readonly op: 'cluster' };
+  | { readonly op: 'cluster' }
+  /** Per-second activity of the last minutes (GET /activity): the engine's, so the leader's in cluster mode. */
+  | { readonly op: 'activity' }
+  /** This node's metrics in the Prometheus text format (GET /metrics): answered by the primary itself, never forwarded. */
+  | { readonly op: 'metrics' };
 
 export type Op = Command['op'];
 export type ListCommand = Extract<Command, { op: 'job.list' | 'rule.list' }>;
 
 export type Reply =
   | { readonly ok: true; readonly kind: 'done' }
-  | { readonly ok: true; readonly kind: 'job'; readonly job: Job }
+  /** `attempt`: the job's last attempt (GET /jobs/{id} only; TCP's GET shows none of it). */
+  | { readonly ok: true; readonly kind: 'job'; readonly job: Job; readonly attempt?: Attempt }
   /** `next`: the cursor of the following page, null when the listing is complete. */
   | { readonly ok: true; readonly kind: 'jobs'; readonly jobs: Job[]; readonly next: number | null }
   | { readonly ok: true; readonly kind: 'rule'; readonly rule: Rule }
   | { readonly ok: true; readonly kind: 'rules'; readonly rules: Rule[]; readonly next: number | null }
   | { readonly ok: true; readonly kind: 'stat'; readonly stat: StatValues }
   | { readonly ok: true; readonly kind: 'cluster'; readonly cluster: ClusterView }
+  | { readonly ok: true; readonly kind: 'activity'; readonly activity: ActivityView }
+  | { readonly ok: true; readonly kind: 'metrics'; readonly text: string }
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string };

@@ -2,8 +2,12 @@
 // scheduler's ticks (lib/scheduler/firing.ts: which runner a due job gets) both run here,
 // synchronously, through one table of handlers and one Changes tracker; each batch or tick
 // then goes through the CommitQueue, so every change is durable before anyone hears of it.
-// The engine persists through the Journal seam only (journal.ts).
+// The engine persists through the Journal seam only (journal.ts). It also keeps what is told
+// about executions beside the jobs: the last attempt of each job (lib/store/attempts.ts) and
+// the per-second activity (activity.ts), both in memory only.
 import type { Command, Reply } from '../domain/command.ts';
+import type { ActivityView } from '../domain/activity.ts';
+import type { Attempt } from '../domain/attempt.ts';
 import type { StatValues } from '../domain/stat.ts';
 import { internal } from '../errors.ts';
 import type { Journal } from './journal.ts';
@@ -22,6 +26,9 @@ import { ruleRemove } from './commands/rule-remove.ts';
 import { ruleSet } from './commands/rule-set.ts';
 import { stat } from './commands/stat.ts';
 import { cluster } from './commands/cluster.ts';
+import { activity, metrics } from './commands/activity.ts';
+import { LastAttempts } from '../store/attempts.ts';
+import { wallNowNs } from '../scheduler/clock.ts';
 import { Firing, type Dispatch, type FiringObserver } from '../scheduler/firing.ts';
 import { ExecutionResults } from '../scheduler/results.ts';
 
@@ -36,6 +43,8 @@ const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
   'rule.list': ruleList,
   stat,
   cluster,
+  activity,
+  metrics,
 };
 
 export interface EngineObserver extends FiringObserver {
@@ -54,11 +63,18 @@ export interface EngineOptions {
   readonly onCommandError?: (err: unknown) => void;
   /** Where the runner pool's results wait for the next tick (a new queue when not given). */
   readonly results?: ExecutionResults;
+  /** The last attempt of each job (a new store of the default capacity when not given). */
+  readonly attempts?: LastAttempts;
+  /** GET /activity's source (none: the window is empty). */
+  readonly activity?: () => ActivityView;
 }
+
+const NO_ACTIVITY = (): ActivityView => ({ intervalMs: 1000, buckets: [] });
 
 export class Engine {
   private readonly changes: Changes;
   private readonly results: ExecutionResults;
+  readonly attempts: LastAttempts;
   private readonly commits: CommitQueue;
   private readonly firing: Firing;
   private readonly ctx: EngineContext;
@@ -69,11 +85,15 @@ export class Engine {
     this.onError = opts.onCommandError ?? (() => {});
     this.changes = new Changes(opts.jobs, opts.rules, opts.journal);
     this.commits = new CommitQueue(opts.journal, this.changes, opts.onPersistError);
-    this.ctx = { changes: this.changes, jobs: opts.jobs, rules: opts.rules, stat: opts.stat };
+    this.attempts = opts.attempts ?? new LastAttempts();
+    this.ctx = {
+      changes: this.changes, jobs: opts.jobs, rules: opts.rules, stat: opts.stat, attempts: this.attempts, activity: opts.activity ?? NO_ACTIVITY,
+    };
     this.observer = opts.observer;
     this.results = opts.results ?? new ExecutionResults();
     this.firing = new Firing({
       changes: this.changes, jobs: opts.jobs, rules: opts.rules, results: this.results, dispatch: opts.dispatch, observer: opts.observer,
+      attempts: this.attempts,
     });
   }
 
@@ -112,23 +132,25 @@ export class Engine {
     if (this.changes.pending > 0) this.commits.commit(noop, noop);
   }
 
-  /** A runner finished; applied at the next tick. */
-  result(jobId: string, attempt: string, success: boolean): void {
-    this.results.push(jobId, attempt, success);
+  /** A runner finished; applied at the next tick (`record`: the attempt, kept as the job's last). */
+  result(jobId: string, attempt: string, success: boolean, record?: Attempt): void {
+    this.results.push(jobId, attempt, success, record);
   }
 
   /**
    * Cluster mode, on stepping down: the executions still running finish unrecorded (their
-   * jobs run again under the next leader) and no result waiting for a tick is applied.
+   * jobs run again under the next leader) and no result waiting for a tick is applied. The
+   * last attempts go too: the next leader tells its own.
    */
   forget(): void {
     this.changes.forgetAttempts();
     this.results.take();
+    this.attempts.clear();
   }
 
   /** After replay, before the first tick: jobs left `triggered` on disk run again (at-least-once). */
-  redispatchTriggered(): number {
-    return this.firing.redispatchTriggered();
+  redispatchTriggered(nowNs: bigint = wallNowNs()): number {
+    return this.firing.redispatchTriggered(nowNs);
   }
 }
 

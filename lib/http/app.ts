@@ -14,11 +14,12 @@ import type { HttpContext, Method, Route } from './route.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { ruleRoutes } from './routes/rules.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { observeRoutes } from './routes/observe.ts';
 import { mountStatic } from './static.ts';
 
 const METHODS: readonly Method[] = ['GET', 'PUT', 'DELETE'];
 
-// The caller of an open route (/health, /openapi.json). Its namespace holds a character no
+// The caller of an open route (/health, /ready, /openapi.json). Its namespace holds a character no
 // identifier can, so it would be denied everything if such a route ever dispatched a command.
 const ANONYMOUS: Principal = { name: 'anonymous', namespace: '\u0000' };
 
@@ -28,7 +29,7 @@ export interface App {
 }
 
 export function routes(ctx: HttpContext): Route[] {
-  return [...jobRoutes(ctx), ...ruleRoutes(ctx), ...metaRoutes(ctx)];
+  return [...jobRoutes(ctx), ...ruleRoutes(ctx), ...metaRoutes(ctx), ...observeRoutes(ctx)];
 }
 
 /** Ends a response after a failure: a 500 body if nothing was sent yet, else cut the connection. */

@@ -111,6 +111,7 @@ export const SCHEMAS: Record<string, Schema> = {
   Rule: closed(['id', 'pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('Runner') }),
   Stats: closed([...STAT_KEYS], statProperties, { description: 'The 15 STAT values of the TCP interface, in the same order; numbers are exact integers.' }),
   Health: closed(['status'], { status: { const: 'ok' } }),
+  Ready: closed(['status'], { status: { const: 'ready' } }),
   ClusterNode: closed(['name', 'role', 'applied_seq', 'lag', 'seen_ago_ms'], {
     name: str,
     role: ref('NodeRole'),

@@ -18,6 +18,7 @@
 //   field say that a double rounds them.
 import type { JsonValue } from './json.ts';
 import { SCHEMAS } from './openapi-schemas.ts';
+import { JOB_DETAIL_EXAMPLES, OBSERVE_OPS, OBSERVE_SCHEMAS } from './openapi-observe.ts';
 import { MAX_BODY_BYTES } from './body.ts';
 import { DEFAULT_PAGE_ENTRIES } from './list-page.ts';
 import { MAX_PAGE_ENTRIES } from '../domain/page.ts';
@@ -74,7 +75,7 @@ type Tag = 'jobs' | 'rules' | 'meta' | 'cluster';
 const TAGS: Readonly<Record<Tag, string>> = {
   jobs: 'Jobs: an identifier and an execution time in nanoseconds; planned until the time comes, then executed or failed.',
   rules: 'Rules: an identifier prefix mapped to the runner that executes matching jobs (the longest matching pattern wins).',
-  meta: 'The service itself: statistics, liveness and this document.',
+  meta: 'The service itself: statistics, liveness, readiness and this document.',
   cluster: 'Cluster mode (several nodes on NATS JetStream): how this node sees its cluster.',
 };
 
@@ -150,7 +151,7 @@ const listOk = (what: string, item: string, examples: Examples): Obj =>
   ({ '200': response(`${what}, one page.`, { type: 'array', items: ref(item) }, examples, PAGE_HEADERS) });
 const LIST_PARAMS = ['Prefix', 'Limit', 'Cursor'];
 
-const jobOk = { '200': response('The job.', ref('Job'), { planned: ['A planned job', JOB], executed: ['A job whose runner has run', DONE_JOB] }) };
+const jobOk = { '200': response('The job, and its last attempt when one is recorded.', ref('JobDetail'), { planned: ['A planned job', JOB], executed: ['A job whose runner has run', DONE_JOB], ...JOB_DETAIL_EXAMPLES }) };
 const ruleOk = { '200': response('The rule, runner in object form.', ref('Rule'), { http: ['An http runner', HTTP_RULE], shell: ['A shell runner', SHELL_RULE] }) };
 const deleted = { '204': { description: 'Deleted; no body.' } };
 const BODY_ERRORS = { '403': 'Forbidden', '413': 'PayloadTooLarge', '415': 'UnsupportedMediaType' };
@@ -239,6 +240,8 @@ function paths(opts: OpenApiOptions): Obj {
       description: 'The values of the TCP STAT command, in the same order; numbers are exact integers. Allowed for any token, whatever its namespace.',
       ok: { '200': response('The statistics.', ref('Stats'), { running: ['A daemon with a logfile', stats(auth)] }) }, errors: {},
     }),
+    '/activity': get(OBSERVE_OPS['/activity']),
+    '/metrics': get(OBSERVE_OPS['/metrics']),
     // Every node answers this one itself, whatever its role: no error of its own.
     ...(cluster && {
       '/cluster': get({
@@ -250,6 +253,15 @@ function paths(opts: OpenApiOptions): Obj {
     '/health': get({
       id: 'getHealth', tag: 'meta', summary: 'Liveness probe', description: 'Answers 200 while the daemon accepts HTTP requests. Needs no authentication.',
       ok: { '200': response('Up.', ref('Health'), { up: ['Up', { status: 'ok' }] }) }, errors: {}, open: true,
+    }),
+    '/ready': get({
+      id: 'getReady', tag: 'meta', summary: 'Readiness probe',
+      description: 'Answers 200 once the daemon is ready to serve (in cluster mode: it knows its role, leader or follower, and either serves clients), and 503 before that (commands may already be answered while it starts) and from the start of a graceful stop on. Route traffic by this one; /health answers 200 whenever the daemon answers at all. Needs no authentication.',
+      ok: {
+        '200': response('Ready.', ref('Ready'), { ready: ['Ready', { status: 'ready' }] }),
+        '503': error('Not ready: still starting, or stopping.', { starting: ['Still starting', says('not ready: starting')], stopping: ['Stopping', says('not ready: stopping')] }),
+      },
+      errors: {}, open: true,
     }),
     '/openapi.json': get({
       id: 'getOpenApi', tag: 'meta', summary: 'This document',
@@ -277,7 +289,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonValue {
     'Current times are above 2^53, where an IEEE-754 double (JavaScript\'s JSON.parse, many JSON libraries) rounds them:',
     'parse them as 64-bit integers (in JavaScript, a JSON.parse reviver reading `context.source`, or a BigInt-aware parser).',
     opts.auth
-      ? 'Every route except /health and /openapi.json needs `Authorization: Bearer <secret>` with a secret from the token file; identifiers outside the token\'s namespace are refused (403) and lists are narrowed to it.'
+      ? 'Every route except /health, /ready and /openapi.json needs `Authorization: Bearer <secret>` with a secret from the token file; identifiers outside the token\'s namespace are refused (403) and lists are narrowed to it.'
       : 'No auth_file is configured: every route is open.',
   ].join(' ');
   return {
@@ -287,7 +299,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonValue {
     tags: (Object.keys(TAGS) as Tag[]).filter((t) => t !== 'cluster' || opts.cluster).map((name) => ({ name, description: TAGS[name] })),
     paths: paths(opts),
     components: {
-      schemas: opts.cluster ? SCHEMAS : Object.fromEntries(Object.entries(SCHEMAS).filter(([name]) => !CLUSTER_SCHEMAS.has(name))),
+      schemas: { ...(opts.cluster ? SCHEMAS : Object.fromEntries(Object.entries(SCHEMAS).filter(([name]) => !CLUSTER_SCHEMAS.has(name)))), ...OBSERVE_SCHEMAS },
       responses: opts.auth ? RESPONSES : Object.fromEntries(Object.entries(RESPONSES).filter(([name]) => !AUTH_RESPONSES.has(name))),
       parameters: {
         JobId: idParam('job', 'Identifier', 'mail.welcome.42'),

@@ -9,8 +9,16 @@ import { scopeCommand } from '../auth/scope.ts';
 import { httpStatus } from '../errors.ts';
 import { sendError } from './json.ts';
 
+/**
+ * The daemon's phase as GET /ready reports it: `starting` until the daemon is ready (commands
+ * may be answered already), `ready`, then `stopping` from the start of a graceful stop on.
+ */
+export type Readiness = 'starting' | 'ready' | 'stopping';
+
 export interface HttpContext {
   readonly dispatch: (cmd: Command) => Promise<Reply>;
+  /** Read at every GET /ready. */
+  readonly readiness: () => Readiness;
   readonly tokens: TokenTable | null;
   readonly version: string;
   /** Started with --cluster. A node running alone neither serves nor documents GET /cluster. */
@@ -29,7 +37,7 @@ export interface Route {
   readonly method: Method;
   /** A polka pattern: `/jobs/:id`. */
   readonly path: string;
-  /** false only for /health and /openapi.json. */
+  /** false only for /health, /ready and /openapi.json. */
   readonly auth: boolean;
   readonly handle: (call: Call) => Promise<void> | void;
 }

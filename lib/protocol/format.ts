@@ -73,6 +73,7 @@ export function formatReply(requestId: string, reply: Reply): string {
     case 'done':
       return `${rid} OK\n`;
     case 'job':
+      // The spec's line: a reply's `attempt` (GET /jobs/{id}'s last_attempt) never shows here.
       return `${rid} OK ${reply.job.status} ${reply.job.execution}\n`;
     case 'jobs':
       return jobLines(rid, reply.jobs, true);
@@ -84,8 +85,11 @@ export function formatReply(requestId: string, reply: Reply): string {
     case 'stat':
       return statLines(rid, reply.stat);
     case 'cluster':
-      // No TCP instruction asks for it (GET /cluster only). Should one ever arrive it is a
-      // broken invariant, answered like any other: a protocol line, never a throw in a session.
+    case 'activity':
+    case 'metrics':
+      // No TCP instruction asks for these (GET /cluster, /activity, /metrics only). Should one
+      // ever arrive it is a broken invariant, answered like any other: a protocol line, never a
+      // throw in a session.
       return formatReply(rid, internal());
     default: {
       const never: never = reply;

@@ -13,18 +13,24 @@
 // - Time: the connect/handshake is bounded by the socket timeout (ctx.timeoutMs); the whole
 //   attempt by 2 x ctx.timeoutMs (amqplib drops the socket timeout once the connection is
 //   open, so channel open, publish and confirm need their own bound).
-// - Credentials never reach a log line: the DSN is logged through redactUrl and error texts are
-//   scrubbed of the password.
+// - Credentials never reach a log line or an outcome: the DSN is logged through redactUrl and
+//   error texts are scrubbed of the password.
+// - The outcome (lib/domain/attempt.ts): `delivered` once confirmed, else the broker's error
+//   (the channel's reason when there is one: 404 NOT_FOUND for a missing exchange), or no answer
+//   in time. Failures are logged at debug only: the engine logs the one warning of a failed job.
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { connect, type ChannelModel } from 'amqplib';
+import { clipHead, type AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { parseAmqpDsn } from '../domain/runner-validate.ts';
 import { raceDeadline } from './deadline.ts';
-import { errorText, type Execution, type RunnerContext } from './execution.ts';
+import { ABORTED, errorText, runnerError, type Execution, type RunnerContext } from './execution.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
 
 type AmqpSpec = Extract<RunnerSpec, { type: 'amqp' }>;
+
+const DELIVERED: AttemptOutcome = Object.freeze({ kind: 'delivered' });
 
 export interface AmqpTarget {
   hostname: string;
@@ -100,14 +106,14 @@ function closeConnection(model: ChannelModel, graceMs: number): void {
   );
 }
 
-export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
+export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, signal: AbortSignal): Promise<AttemptOutcome> {
   const where = redactUrl(spec.dsn);
   const parsed = parseAmqpTarget(spec.dsn);
   if (!parsed.ok) {
-    ctx.log.warn({ dsn: where }, `amqp runner: ${parsed.error}`);
-    return Promise.resolve(false);
+    ctx.log.debug({ dsn: where }, `amqp runner: ${parsed.error}`);
+    return Promise.resolve(runnerError(parsed.error));
   }
-  if (signal.aborted) return Promise.resolve(false);
+  if (signal.aborted) return Promise.resolve(ABORTED);
   const target = parsed.target;
   const scrub = (err: unknown) => scrubSecrets(errorText(err), [target.password]);
 
@@ -117,7 +123,7 @@ export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, sig
   // 'error'; the publish callback then only sees "channel closed". Keep the better one.
   let channelError: unknown;
 
-  const publish = async (): Promise<boolean> => {
+  const publish = async (): Promise<AttemptOutcome> => {
     const opened = await connect(
       {
         protocol: 'amqp',
@@ -134,7 +140,7 @@ export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, sig
     opened.on('error', (err: unknown) => ctx.log.debug({ dsn: where, err: scrub(err) }, 'amqp connection error'));
     if (abandoned) {
       destroyConnection(opened);
-      return false;
+      return ABORTED; // ignored: the deadline has answered already
     }
     model = opened;
     const recordChannelError = (err: unknown) => { channelError = err; };
@@ -150,24 +156,25 @@ export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, sig
     });
     // The message is confirmed: the outcome is success whatever the close does.
     closeConnection(opened, ctx.timeoutMs);
-    return true;
+    return DELIVERED;
   };
 
   const work = publish().then(
-    (ok) => {
-      if (ok) ctx.log.debug({ dsn: where, exchange: spec.exchange }, 'amqp message confirmed');
-      return ok;
+    (outcome): AttemptOutcome => {
+      if (outcome === DELIVERED) ctx.log.debug({ dsn: where, exchange: spec.exchange }, 'amqp message confirmed');
+      return outcome;
     },
-    (err: unknown) => {
-      if (!abandoned) ctx.log.warn({ dsn: where, exchange: spec.exchange, err: scrub(channelError ?? err) }, 'amqp runner failed');
+    (err: unknown): AttemptOutcome => {
+      const error = scrub(channelError ?? err);
+      if (!abandoned) ctx.log.debug({ dsn: where, exchange: spec.exchange, err: error }, 'amqp runner failed');
       if (model && !abandoned) closeConnection(model, ctx.timeoutMs);
-      return false;
+      return { kind: 'broker_error', error: clipHead(error) };
     },
   );
 
   return raceDeadline(work, 2 * ctx.timeoutMs, signal, (reason) => {
     abandoned = true;
-    if (reason === 'timeout') ctx.log.warn({ dsn: where, timeoutMs: 2 * ctx.timeoutMs }, 'amqp runner timed out');
+    if (reason === 'timeout') ctx.log.debug({ dsn: where, timeoutMs: 2 * ctx.timeoutMs }, 'amqp runner timed out');
     if (model) destroyConnection(model);
   });
 }

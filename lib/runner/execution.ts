@@ -2,13 +2,15 @@
 //
 // An Execution is one attempt at running a job: `attempt` is the 128-bit id of its execution
 // request (doc/execution.md: a result for a stale attempt never changes the job). A RunnerFn
-// resolves true on success and false on failure and NEVER rejects: every error a runner meets
-// becomes `false` plus a log line, so the pool needs no error path.
+// resolves to the attempt's outcome in the runner's own terms (lib/domain/attempt.ts: exit
+// status, HTTP status, the broker's error...; outcomeSucceeded tells success) and NEVER
+// rejects: every error a runner meets becomes a failed outcome, so the pool needs no error path.
 //
 // Environment (test-only): TICKD_RUNNER_TIMEOUT_MS overrides the 30 000 ms runner timeout
 // (tickd(8) ENVIRONMENT) so tests can exercise timeouts quickly. Read only by
 // runnerTimeoutMs(); production code never sets it.
 import { randomBytes } from 'node:crypto';
+import { clipHead, type AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import type { Logger } from '../log.ts';
 
@@ -19,6 +21,8 @@ export interface Execution {
   /** The job's execution time, i64 nanoseconds since the epoch. */
   execution: bigint;
   runner: RunnerSpec;
+  /** The identifier of the rule the runner came from (absent only in tests and benchmarks). */
+  rule?: string;
 }
 
 export interface RunnerContext {
@@ -30,8 +34,15 @@ export interface RunnerContext {
   log: Logger;
 }
 
-/** true = success. Never rejects; aborting `signal` ends the attempt (result then false). */
-export type RunnerFn = (exec: Execution, ctx: RunnerContext, signal: AbortSignal) => Promise<boolean>;
+/** Never rejects; aborting `signal` ends the attempt (outcome then `aborted`). */
+export type RunnerFn = (exec: Execution, ctx: RunnerContext, signal: AbortSignal) => Promise<AttemptOutcome>;
+
+export const ABORTED: AttemptOutcome = Object.freeze({ kind: 'aborted' });
+
+/** A runner that could not run at all; the text is clipped to the record's bound. */
+export function runnerError(error: string): AttemptOutcome {
+  return { kind: 'runner_error', error: clipHead(error) };
+}
 
 export const DEFAULT_RUNNER_TIMEOUT_MS = 30_000;
 

@@ -13,6 +13,9 @@
 //   JSON.stringify, the nanoseconds written from the bigint (never through a float).
 // - A 2xx status is success; anything else (3xx included: redirects are never followed) is
 //   failure. No retries. TLS for https:// with the default certificate verification.
+// - The outcome (lib/domain/attempt.ts) is the response's status, or the network error that
+//   stood in its way (timeouts included), its text scrubbed of the URL's password. Failures
+//   are logged at debug only: the engine logs the one warning of a failed job.
 // - Timeouts ("30 s connect and 30 s read", each ctx.timeoutMs): connect = DNS + TCP + TLS
 //   handshake of a new socket; read = the socket idle for that long while the request is sent
 //   or the answer awaited, or no response headers within connect + read in all. A server that
@@ -22,10 +25,11 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
+import { clipHead, type AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { httpUrlError } from '../domain/runner-validate.ts';
-import { errorText, type Execution, type RunnerContext } from './execution.ts';
-import { redactUrl } from './redact.ts';
+import { ABORTED, errorText, runnerError, type Execution, type RunnerContext } from './execution.ts';
+import { redactUrl, scrubSecrets } from './redact.ts';
 
 type HttpSpec = Extract<RunnerSpec, { type: 'http' }>;
 
@@ -80,26 +84,28 @@ function targetOf(spec: HttpSpec): Target {
   return target;
 }
 
-export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
+export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, signal: AbortSignal): Promise<AttemptOutcome> {
   const log = ctx.log;
   const { where, error, url } = targetOf(spec);
   if (url === null) {
     // Only an old logfile can hold such a rule: the job fails.
-    log.warn({ url: where }, `http runner: ${error}`);
-    return Promise.resolve(false);
+    log.debug({ url: where }, `http runner: ${error}`);
+    return Promise.resolve(runnerError(String(error)));
   }
-  if (signal.aborted) return Promise.resolve(false);
+  if (signal.aborted) return Promise.resolve(ABORTED);
   const body = spec.method === 'POST' || spec.method === 'PUT' ? httpBody(exec) : null;
   const t = ctx.timeoutMs;
+  const networkError = (err: unknown): AttemptOutcome =>
+    ({ kind: 'network_error', error: clipHead(scrubSecrets(errorText(err), [url.password])) });
 
-  return new Promise<boolean>((resolve) => {
+  return new Promise<AttemptOutcome>((resolve) => {
     let settled = false;
     let req: ClientRequest;
-    const settle = (ok: boolean): void => {
+    const settle = (outcome: AttemptOutcome): void => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
-      resolve(ok);
+      resolve(outcome);
     };
     const fail = (why: string): void => { req.destroy(new Error(why)); };
     // Connect + read in all, until the response headers.
@@ -113,22 +119,22 @@ export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, sig
       const https = url.protocol === 'https:';
       req = (https ? httpsRequest : httpRequest)(url, { method: spec.method, headers, agent: https ? agents.https : agents.http, signal });
     } catch (err) {
-      log.warn({ url: where, err: errorText(err) }, 'http runner could not build the request');
-      settle(false);
+      log.debug({ url: where, err: errorText(err) }, 'http runner could not build the request');
+      settle(networkError(err));
       return;
     }
     req.on('socket', (socket: Socket) => watchConnect(req, socket, t, fail));
     req.setTimeout(t, () => fail(`read timeout: the socket was idle for ${t} ms`));
     req.on('error', (err: unknown) => {
-      if (!settled && !signal.aborted) log.warn({ url: where, method: spec.method, err: errorText(err) }, 'http runner failed');
-      settle(false);
+      if (signal.aborted) return settle(ABORTED);
+      if (!settled) log.debug({ url: where, method: spec.method, err: errorText(err) }, 'http runner failed');
+      settle(networkError(err));
     });
     req.on('response', (response: IncomingMessage) => {
       const status = response.statusCode ?? 0;
       const ok = status >= 200 && status <= 299;
-      if (ok) log.debug({ url: where, method: spec.method, status }, 'http runner done');
-      else log.warn({ url: where, method: spec.method, status }, 'http runner got a non-2xx status');
-      settle(ok);
+      log.debug({ url: where, method: spec.method, status }, ok ? 'http runner done' : 'http runner got a non-2xx status');
+      settle({ kind: 'http_response', status });
       drain(response, ok, t);
     });
     req.end(body ?? undefined);

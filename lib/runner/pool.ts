@@ -5,20 +5,45 @@
 // Invariants:
 // - submit() is O(1) and never calls onResult synchronously: results always arrive from a
 //   later microtask, so callers may submit while holding state they are still updating.
-// - Every started execution yields exactly one onResult (a runner that throws or rejects
-//   counts as failure), except those aborted by stop(): their results are not reported, as
-//   the process is going away and the job stays `triggered` (re-dispatched after restart).
+// - Every started execution yields exactly one onStart, when its runner starts, and then
+//   exactly one onResult (a runner that throws or rejects counts as failure, a runner error),
+//   except those aborted by stop(): their results are not reported, as the process is going
+//   away and the job stays `triggered` (re-dispatched after restart); onAbandoned hears of
+//   each of them instead, with the outcome `aborted`.
+// - A result carries the attempt's report: the wall time its runner started, how long it ran
+//   (monotonic clock) and its outcome (lib/domain/attempt.ts).
 // - After stop() begins, nothing new starts: queued executions are dropped, later submits too.
 import { performance } from 'node:perf_hooks';
-import { errorText, type Execution, type RunnerContext, type RunnerFn } from './execution.ts';
+import { ABORTED, errorText, runnerError, type Execution, type RunnerContext, type RunnerFn } from './execution.ts';
+import { outcomeSucceeded, type AttemptOutcome } from '../domain/attempt.ts';
+import { wallNowNs } from '../scheduler/clock.ts';
 import { runExecution } from './run-by-kind.ts';
+
+/** How one execution went: when its runner started, for how long, and the outcome. */
+export interface RunReport {
+  /** Wall time the runner started, epoch nanoseconds. */
+  readonly startedNs: bigint;
+  readonly durationNs: bigint;
+  readonly outcome: AttemptOutcome;
+}
 
 export interface RunnerPoolOptions {
   maxInflight: number;
   ctx: RunnerContext;
-  onResult: (exec: Execution, success: boolean, durationMs: number) => void;
+  /** `success` is outcomeSucceeded(report.outcome); durationMs is report.durationNs in ms. */
+  onResult: (exec: Execution, success: boolean, durationMs: number, report: RunReport) => void;
+  /** A runner is starting now (`startedNs`: wall time, epoch ns). */
+  onStart?: (exec: Execution, startedNs: bigint) => void;
+  /** stop() gave up on this execution: its result will never be reported. */
+  onAbandoned?: (exec: Execution, report: RunReport) => void;
   /** The runner dispatch; tests inject fakes. Defaults to runExecution. */
   run?: RunnerFn;
+}
+
+interface Running {
+  readonly exec: Execution;
+  readonly startedNs: bigint;
+  readonly startedHr: bigint;
 }
 
 /** Dequeued slots are compacted away once at least this many sit before the head. */
@@ -30,10 +55,12 @@ export class RunnerPool {
   readonly maxInflight: number;
   readonly #ctx: RunnerContext;
   readonly #onResult: RunnerPoolOptions['onResult'];
+  readonly #onStart: RunnerPoolOptions['onStart'];
+  readonly #onAbandoned: RunnerPoolOptions['onAbandoned'];
   readonly #run: RunnerFn;
   #queue: (Execution | undefined)[] = [];
   #head = 0;
-  readonly #running = new Set<AbortController>();
+  readonly #running = new Map<AbortController, Running>();
   #stopped = false;
   #stopping: Promise<void> | undefined;
   #onIdle: (() => void) | undefined;
@@ -45,6 +72,8 @@ export class RunnerPool {
     this.maxInflight = opts.maxInflight;
     this.#ctx = opts.ctx;
     this.#onResult = opts.onResult;
+    this.#onStart = opts.onStart;
+    this.#onAbandoned = opts.onAbandoned;
     this.#run = opts.run ?? runExecution;
   }
 
@@ -116,7 +145,15 @@ export class RunnerPool {
     const left = [...this.#running];
     this.#running.clear();
     if (left.length > 0) this.#ctx.log.warn({ aborted: left.length }, 'runner pool stopped with executions still running');
-    for (const controller of left) controller.abort();
+    const endHr = process.hrtime.bigint();
+    for (const [controller, run] of left) {
+      controller.abort();
+      try {
+        this.#onAbandoned?.(run.exec, { startedNs: run.startedNs, durationNs: endHr - run.startedHr, outcome: ABORTED });
+      } catch (err) {
+        this.#ctx.log.error({ attempt: run.exec.attempt, job: run.exec.jobId, err: errorText(err) }, 'onAbandoned threw');
+      }
+    }
   }
 
   #start(exec: Execution): void {
@@ -128,28 +165,35 @@ export class RunnerPool {
 
   #startOne(exec: Execution): void {
     const controller = new AbortController();
-    this.#running.add(controller);
-    const started = performance.now();
-    let outcome: Promise<boolean>;
+    const run: Running = { exec, startedNs: wallNowNs(), startedHr: process.hrtime.bigint() };
+    this.#running.set(controller, run);
+    try {
+      this.#onStart?.(exec, run.startedNs);
+    } catch (err) {
+      this.#ctx.log.error({ attempt: exec.attempt, job: exec.jobId, err: errorText(err) }, 'onStart threw');
+    }
+    let outcome: Promise<AttemptOutcome>;
     try {
       outcome = Promise.resolve(this.#run(exec, this.#ctx, controller.signal));
     } catch (err) {
       outcome = Promise.reject(err);
     }
     outcome.then(
-      (ok) => this.#finish(controller, exec, ok === true, performance.now() - started),
+      (o) => this.#finish(controller, run, o),
       (err: unknown) => {
         this.#ctx.log.error({ attempt: exec.attempt, job: exec.jobId, err: errorText(err) }, 'runner failed unexpectedly');
-        this.#finish(controller, exec, false, performance.now() - started);
+        this.#finish(controller, run, runnerError('the runner failed unexpectedly'));
       },
     );
   }
 
-  #finish(controller: AbortController, exec: Execution, ok: boolean, durationMs: number): void {
-    // Not in the set any more: stop() gave up on it, its result is not reported.
+  #finish(controller: AbortController, run: Running, outcome: AttemptOutcome): void {
+    // Not in the map any more: stop() gave up on it, its result is not reported.
     if (!this.#running.delete(controller)) return;
+    const exec = run.exec;
+    const durationNs = process.hrtime.bigint() - run.startedHr;
     try {
-      this.#onResult(exec, ok, durationMs);
+      this.#onResult(exec, outcomeSucceeded(outcome), Number(durationNs) / 1e6, { startedNs: run.startedNs, durationNs, outcome });
     } catch (err) {
       this.#ctx.log.error({ attempt: exec.attempt, job: exec.jobId, err: errorText(err) }, 'onResult threw');
     }

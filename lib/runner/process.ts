@@ -3,20 +3,26 @@
 // Invariants:
 // - argv[0] is executed directly (no shell here); the environment is ours plus TICKD_JOB_ID and
 //   TICKD_JOB_EXECUTION (nanoseconds, decimal); stdin is /dev/null.
-// - With debug logging, stdout and stderr are read continuously so the child never blocks on a
-//   full pipe; only the last TAIL_BYTES of each are kept, and logged with the exit status.
-//   Otherwise they go to /dev/null: never blocking either, and no pipes held by the primary.
-// - Success is exit status 0. A spawn error (ENOENT, EACCES, ...) or death by signal is failure;
-//   the returned promise never rejects.
+// - stderr is always read continuously, so the child never blocks on a full pipe, and its last
+//   bytes are the outcome's stderr tail (MAX_OUTCOME_TEXT_BYTES, doc/execution.md "The attempt
+//   record"). stdout is read the same way only with debug logging; otherwise it goes to
+//   /dev/null. Only the last TAIL_BYTES of each are kept, and logged at debug with the status.
+// - The outcome: exit status (success is 0), death by a signal, or a spawn error (ENOENT,
+//   EACCES, ...), and `aborted` when the pool aborts; the returned promise never rejects.
 // - The child leads its own process group, so aborting (shutdown) kills the whole group with
 //   SIGKILL: a `sh -c` command's grandchildren die with it.
-// - The result is decided at 'exit'. A grandchild that keeps the pipes open does not delay it;
-//   the pipes are still drained until they close, and the tails are logged then.
+// - The outcome is decided at 'exit'. The stderr tail is taken at 'close' (the pipe drained), or
+//   CLOSE_WAIT_MS after 'exit' if a grandchild keeps the pipe open: such a grandchild delays
+//   the outcome by that much at most. The pipes are still drained until they close, and the
+//   tails are logged then.
 import { spawn } from 'node:child_process';
+import { clipHead, clipTail, MAX_OUTCOME_TEXT_BYTES, type AttemptOutcome } from '../domain/attempt.ts';
 import type { Logger } from '../log.ts';
-import { errorText, type Execution } from './execution.ts';
+import { ABORTED, errorText, runnerError, type Execution } from './execution.ts';
 
 export const TAIL_BYTES = 4096;
+/** After 'exit', how long to wait for the stderr pipe to close before taking its tail. */
+export const CLOSE_WAIT_MS = 50;
 
 /** Keeps the last `limit` bytes written to it. */
 export class OutputTail {
@@ -40,6 +46,11 @@ export class OutputTail {
     }
   }
 
+  /** The last `max` kept bytes as text (no prefix), starting at a character boundary. */
+  tail(max: number): string {
+    return clipTail(Buffer.concat(this.#chunks), max);
+  }
+
   /** The kept bytes as text, prefixed with how many earlier bytes were dropped. */
   text(): string {
     const all = Buffer.concat(this.#chunks);
@@ -54,58 +65,59 @@ function childEnv(exec: Execution): NodeJS.ProcessEnv {
   return { ...process.env, TICKD_JOB_ID: exec.jobId, TICKD_JOB_EXECUTION: exec.execution.toString() };
 }
 
-export function runProcess(argv: readonly string[], exec: Execution, log: Logger, signal: AbortSignal): Promise<boolean> {
+export function runProcess(argv: readonly string[], exec: Execution, log: Logger, signal: AbortSignal): Promise<AttemptOutcome> {
   const [file, ...args] = argv;
   if (file === undefined || file === '') {
-    log.warn('runner has no executable');
-    return Promise.resolve(false);
+    log.debug('runner has no executable');
+    return Promise.resolve(runnerError('the runner has no executable'));
   }
-  if (signal.aborted) return Promise.resolve(false);
+  if (signal.aborted) return Promise.resolve(ABORTED);
 
-  return new Promise<boolean>((resolve) => {
+  return new Promise<AttemptOutcome>((resolve) => {
     const stdout = new OutputTail();
     const stderr = new OutputTail();
     let settled = false;
     let status = 'running';
-    const settle = (ok: boolean) => {
+    let closed = false;
+    let onClosed: (() => void) | undefined;
+    let child: ReturnType<typeof spawn> | undefined;
+    const onAbort = () => {
+      if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      }
+      status = 'aborted';
+      settle(ABORTED);
+    };
+    const settle = (outcome: AttemptOutcome) => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
-      resolve(ok);
+      resolve(outcome);
+    };
+    const spawnFailed = (err: unknown) => {
+      status = `spawn error: ${errorText(err)}`;
+      log.debug({ err: errorText(err), file }, 'runner could not start the process');
+      settle({ kind: 'spawn_error', error: clipHead(errorText(err)) });
     };
 
-    // Output is only kept when debug logging will show it; otherwise the child writes to
-    // /dev/null, which never blocks it and costs the primary no pipes (a burst of thousands
-    // of executions must not exhaust file descriptors).
+    // stdout is only kept when debug logging will show it; otherwise it goes to /dev/null. One
+    // pipe per running child (stderr) is what the outcome's tail costs.
     const keepOutput = log.debug();
-    let child: ReturnType<typeof spawn>;
     try {
       child = spawn(file, args, {
         env: childEnv(exec),
-        stdio: ['ignore', keepOutput ? 'pipe' : 'ignore', keepOutput ? 'pipe' : 'ignore'],
+        stdio: ['ignore', keepOutput ? 'pipe' : 'ignore', 'pipe'],
         detached: true,
         windowsHide: true,
       });
     } catch (err) {
-      log.warn({ err: errorText(err), file }, 'runner could not start the process');
-      resolve(false);
+      spawnFailed(err);
       return;
     }
     // First of all: a failed spawn (EMFILE, ENOENT, EACCES) arrives as an 'error' event, and
     // an unhandled one would take the primary down. The stdio streams are absent then.
-    child.on('error', (err) => {
-      status = `spawn error: ${errorText(err)}`;
-      log.warn({ err: errorText(err), file }, 'runner could not start the process');
-      settle(false);
-    });
+    child.on('error', spawnFailed);
 
-    const onAbort = () => {
-      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
-      }
-      status = 'aborted';
-      settle(false);
-    };
     signal.addEventListener('abort', onAbort, { once: true });
 
     child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -115,9 +127,19 @@ export function runProcess(argv: readonly string[], exec: Execution, log: Logger
 
     child.on('exit', (code, sig) => {
       status = sig !== null ? `killed by ${sig}` : `exit ${code}`;
-      settle(code === 0);
+      let timer: NodeJS.Timeout | undefined;
+      const decide = () => {
+        clearTimeout(timer);
+        const tail = stderr.tail(MAX_OUTCOME_TEXT_BYTES);
+        settle(sig !== null ? { kind: 'signal', signal: sig, stderr: tail } : { kind: 'exit', status: code ?? -1, stderr: tail });
+      };
+      if (closed) return decide();
+      onClosed = decide;
+      timer = setTimeout(decide, CLOSE_WAIT_MS);
     });
     child.on('close', () => {
+      closed = true;
+      onClosed?.();
       if (keepOutput) {
         log.debug({ file, status, stdout: stdout.text(), stderr: stderr.text() }, 'runner process finished');
       }

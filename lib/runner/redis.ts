@@ -13,16 +13,22 @@
 // - Time: connectTimeout, socketTimeout (idle) and the command timeout are ctx.timeoutMs
 //   (node-redis's own command timeout defaults to 5 s); the whole attempt is bounded by
 //   2 x ctx.timeoutMs.
-// - Credentials never reach a log line: the URL is logged through redactUrl and error texts
-//   are scrubbed of the password.
+// - Credentials never reach a log line or an outcome: the URL is logged through redactUrl and
+//   error texts are scrubbed of the password.
+// - The outcome (lib/domain/attempt.ts): `delivered` once the command is answered, else the
+//   error (refused connection, WRONGPASS, WRONGTYPE...) or no answer in time. Failures are
+//   logged at debug only: the engine logs the one warning of a failed job.
 import { createClient } from 'redis';
+import { clipHead, type AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { isRedisCommand, parseRedisUrl } from '../domain/runner-validate.ts';
 import { raceDeadline } from './deadline.ts';
-import { errorText, type Execution, type RunnerContext } from './execution.ts';
+import { ABORTED, errorText, runnerError, type Execution, type RunnerContext } from './execution.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
 
 type RedisSpec = Extract<RunnerSpec, { type: 'redis' }>;
+
+const DELIVERED: AttemptOutcome = Object.freeze({ kind: 'delivered' });
 
 export interface RedisTarget {
   host: string;
@@ -45,19 +51,19 @@ export function parseRedisTarget(url: string): RedisTargetResult {
   };
 }
 
-export function runRedis(exec: Execution, spec: RedisSpec, ctx: RunnerContext, signal: AbortSignal): Promise<boolean> {
+export function runRedis(exec: Execution, spec: RedisSpec, ctx: RunnerContext, signal: AbortSignal): Promise<AttemptOutcome> {
   const where = redactUrl(spec.url);
   const parsed = parseRedisTarget(spec.url);
   if (!parsed.ok) {
-    ctx.log.warn({ url: where }, `redis runner: ${parsed.error}`);
-    return Promise.resolve(false);
+    ctx.log.debug({ url: where }, `redis runner: ${parsed.error}`);
+    return Promise.resolve(runnerError(parsed.error));
   }
   // The spec lists the commands case-sensitively; anything else (an old logfile) fails the job.
   if (!isRedisCommand(spec.command)) {
-    ctx.log.warn({ url: where }, 'redis runner: unsupported command');
-    return Promise.resolve(false);
+    ctx.log.debug({ url: where }, 'redis runner: unsupported command');
+    return Promise.resolve(runnerError(`unsupported redis command ${JSON.stringify(spec.command)}`));
   }
-  if (signal.aborted) return Promise.resolve(false);
+  if (signal.aborted) return Promise.resolve(ABORTED);
   const target = parsed.target;
   const scrub = (err: unknown) => scrubSecrets(errorText(err), [target.password]);
 
@@ -65,35 +71,35 @@ export function runRedis(exec: Execution, spec: RedisSpec, ctx: RunnerContext, s
   try {
     client = makeClient(target, ctx.timeoutMs);
   } catch (err) {
-    ctx.log.warn({ url: where, err: scrub(err) }, 'redis runner could not create a client');
-    return Promise.resolve(false);
+    ctx.log.debug({ url: where, err: scrub(err) }, 'redis runner could not create a client');
+    return Promise.resolve(runnerError(`redis runner could not create a client: ${scrub(err)}`));
   }
   client.on('error', (err: unknown) => ctx.log.debug({ url: where, err: scrub(err) }, 'redis client error'));
   const close = () => {
     try { client.destroy(); } catch { /* already torn down */ }
   };
 
-  const send = async (): Promise<boolean> => {
+  const send = async (): Promise<void> => {
     await client.connect();
     await client.sendCommand([spec.command, spec.key, exec.jobId]);
-    return true;
   };
 
   let abandoned = false;
   const work = send().then(
-    () => {
+    (): AttemptOutcome => {
       ctx.log.debug({ url: where, command: spec.command }, 'redis command done');
-      return true;
+      return DELIVERED;
     },
-    (err: unknown) => {
-      if (!abandoned) ctx.log.warn({ url: where, command: spec.command, err: scrub(err) }, 'redis runner failed');
-      return false;
+    (err: unknown): AttemptOutcome => {
+      const error = scrub(err);
+      if (!abandoned) ctx.log.debug({ url: where, command: spec.command, err: error }, 'redis runner failed');
+      return { kind: 'broker_error', error: clipHead(error) };
     },
   ).finally(close);
 
   return raceDeadline(work, 2 * ctx.timeoutMs, signal, (reason) => {
     abandoned = true;
-    if (reason === 'timeout') ctx.log.warn({ url: where, timeoutMs: 2 * ctx.timeoutMs }, 'redis runner timed out');
+    if (reason === 'timeout') ctx.log.debug({ url: where, timeoutMs: 2 * ctx.timeoutMs }, 'redis runner timed out');
     close();
   });
 }

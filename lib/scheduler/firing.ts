@@ -5,11 +5,15 @@
 // request (the pool then picks the implementation by runner kind: lib/runner/run-by-kind.ts);
 // a due job no rule matches is `failed`. Results come back through ExecutionResults and move
 // the job to `executed` or `failed`, but only while the job still carries that attempt: the
-// results of attempts orphaned by SET or REMOVE are ignored.
+// results of attempts orphaned by SET or REMOVE are ignored. The job's last attempt
+// (doc/execution.md "The attempt record") is recorded at the same moments: a result that
+// counts, or a due job no rule matched.
+import type { Attempt } from '../domain/attempt.ts';
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
 import type { Changes, ReadonlyJobs } from '../engine/changes.ts';
 import { newAttemptId } from '../runner/execution.ts';
+import type { LastAttempts } from '../store/attempts.ts';
 import type { RuleStore } from '../store/rules.ts';
 import type { ExecutionResults } from './results.ts';
 
@@ -18,7 +22,11 @@ export type Dispatch = (job: Job, rule: Rule, attempt: string) => void;
 export interface FiringObserver {
   /** `nowNs` is the tick's wall time: `nowNs - job.execution` is how late the job fired. */
   fired(job: Job, outcome: 'triggered' | 'no-rule', nowNs: bigint): void;
-  finished(jobId: string, success: boolean): void;
+  /**
+   * The job became `executed` or `failed`: a result of its current attempt, or no rule matched
+   * it (when due, or at a re-dispatch). `attempt` is its record (absent if a result had none).
+   */
+  finished(jobId: string, success: boolean, attempt: Attempt | undefined): void;
 }
 
 /** Jobs taken from the due index per tick at most, so a huge backlog cannot stall the loop. */
@@ -31,6 +39,15 @@ export interface FiringParts {
   readonly results: ExecutionResults;
   readonly dispatch: Dispatch;
   readonly observer?: FiringObserver | undefined;
+  /** Where the last attempt of each job is kept (none: not kept). */
+  readonly attempts?: LastAttempts | undefined;
+}
+
+const NO_RULE = Object.freeze({ kind: 'no_rule' } as const);
+
+/** The record of a due job no rule matched: it "started" when it fired, and ran for nothing. */
+export function noRuleAttempt(job: Job, nowNs: bigint): Attempt {
+  return { rule: null, runner: null, startedNs: nowNs, latenessNs: nowNs - job.execution, durationNs: 0n, outcome: NO_RULE };
 }
 
 export class Firing {
@@ -41,12 +58,19 @@ export class Firing {
   }
 
   applyResults(): void {
-    const { changes, observer } = this.p;
+    const { changes, observer, attempts } = this.p;
     for (const r of this.p.results.take()) {
       if (changes.attemptOf(r.jobId) !== r.attempt) continue; // stale attempt
       changes.setStatus(r.jobId, r.success ? 'executed' : 'failed');
-      observer?.finished(r.jobId, r.success);
+      if (r.record !== undefined) attempts?.record(r.jobId, r.record);
+      observer?.finished(r.jobId, r.success, r.record);
     }
+  }
+
+  private noRule(job: Job, nowNs: bigint): void {
+    const attempt = noRuleAttempt(job, nowNs);
+    this.p.attempts?.record(job.id, attempt);
+    this.p.observer?.finished(job.id, false, attempt);
   }
 
   fireDue(nowNs: bigint): void {
@@ -58,6 +82,7 @@ export class Firing {
       if (rule === undefined) {
         changes.setStatus(job.id, 'failed');
         observer?.fired(job, 'no-rule', nowNs);
+        this.noRule(job, nowNs);
         continue;
       }
       const attempt = newAttemptId();
@@ -72,7 +97,7 @@ export class Firing {
    * disk by an earlier process (at-least-once). A job this process fired carries its attempt
    * from fireDue on, so it is never dispatched twice, whenever this runs.
    */
-  redispatchTriggered(): number {
+  redispatchTriggered(nowNs: bigint): number {
     const { changes, jobs, rules } = this.p;
     let n = 0;
     for (const job of jobs.withStatus('triggered')) {
@@ -80,6 +105,7 @@ export class Firing {
       const rule = rules.match(job.id);
       if (rule === undefined) {
         changes.setStatus(job.id, 'failed');
+        this.noRule(job, nowNs);
         continue;
       }
       const attempt = newAttemptId();

@@ -1,18 +1,23 @@
 // Execution results on their way from the runner pool to the next tick. The pool reports a
 // result whenever a runner finishes; the engine applies results only inside a tick, so that
 // every status change goes through one place and one commit. The queue exists before both the
-// pool and the engine, so neither has to exist first.
+// pool and the engine, so neither has to exist first. A result carries the attempt's record
+// (lib/domain/attempt.ts), which the engine keeps as the job's last attempt.
+import type { Attempt } from '../domain/attempt.ts';
+
 export interface ExecutionResult {
   readonly jobId: string;
   readonly attempt: string;
   readonly success: boolean;
+  /** What the attempt was and how it went; absent only where a caller has none (tests). */
+  readonly record?: Attempt | undefined;
 }
 
 export class ExecutionResults {
   private queued: ExecutionResult[] = [];
 
-  push(jobId: string, attempt: string, success: boolean): void {
-    this.queued.push({ jobId, attempt, success });
+  push(jobId: string, attempt: string, success: boolean, record?: Attempt): void {
+    this.queued.push({ jobId, attempt, success, record });
   }
 
   /** Everything pushed since the last take, in order. */

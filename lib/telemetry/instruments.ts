@@ -12,6 +12,21 @@
 //   tickd.rules.active            observable gauge   {rule}        rules stored
 //   tickd.persistence.compactions observable counter {compaction}  completed logfile compactions
 //
+// Beside the spec's seven (doc/execution.md "The attempt record" has the terms):
+//
+//   tickd.execution.lateness_ms   histogram          ms            how late each runner started
+//                                                                  (start - the job's execution
+//                                                                  time: its firing plus any wait
+//                                                                  for a slot), and each due job
+//                                                                  no rule matched (its firing)
+//   tickd.execution.outcomes      counter            {execution}   the executions of
+//                                                                  tickd.jobs.executed, by
+//                                                                  tickd.runner.kind (shell ...
+//                                                                  redis, none: no rule),
+//                                                                  tickd.runner.outcome (exit,
+//                                                                  http_response, ..., no_rule)
+//                                                                  and tickd.outcome
+//
 // Cluster mode only (nothing is exported for them in single-node mode: no role source is
 // given and nobody takes over, and the SDK exports no instrument that has no data point):
 //
@@ -20,6 +35,8 @@
 //   tickd.cluster.failovers       counter            {failover}    takeovers: this node became
 //                                                                  leader after being a follower
 import type { Attributes, Meter } from '@opentelemetry/api';
+import type { OutcomeKind } from '../domain/attempt.ts';
+import type { RunnerType } from '../domain/runner-spec.ts';
 import type { Command, Reply } from '../domain/command.ts';
 import type { Job } from '../domain/job.ts';
 import type { EngineObserver } from '../engine/engine.ts';
@@ -36,10 +53,19 @@ export const METRIC_NAMES = [
 
 export const CLUSTER_METRIC_NAMES = ['tickd.cluster.role', 'tickd.cluster.failovers'] as const;
 
+export const EXECUTION_METRIC_NAMES = ['tickd.execution.lateness_ms', 'tickd.execution.outcomes'] as const;
+
 export const ATTR_OUTCOME = 'tickd.outcome';
+export const ATTR_RUNNER_KIND = 'tickd.runner.kind';
+export const ATTR_RUNNER_OUTCOME = 'tickd.runner.outcome';
 
 /** Runner durations span milliseconds (HTTP call) to minutes (shell job at its timeout). */
 const DURATION_BUCKETS_MS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 300_000];
+/**
+ * Lateness spans a fraction of a tick (2 ms at the default 512 Hz) to the hours of a daemon
+ * that was down when its jobs came due.
+ */
+const LATENESS_BUCKETS_MS = [0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000, 30_000, 300_000, 3_600_000];
 
 export interface InstrumentSources {
   readonly connections: () => number;
@@ -57,6 +83,10 @@ export interface JobInstruments {
   executed(success: boolean, durationMs: number): void;
   /** A due job no rule matched: it fails without running. */
   notRunnable(): void;
+  /** A runner started `latenessMs` after its job's execution time (or a job no rule matched fired). */
+  lateness(latenessMs: number): void;
+  /** One execution's outcome (that of a due job no rule matched: runner 'none', 'no_rule'). */
+  outcome(runner: RunnerType | 'none', kind: OutcomeKind, success: boolean): void;
   /** This node became leader after having been a follower (cluster mode). */
   tookOver(): void;
 }
@@ -80,6 +110,26 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
     .addCallback((result) => result.observe(sources.rules()));
   meter.createObservableCounter('tickd.persistence.compactions', { unit: '{compaction}', description: 'Logfile compactions completed.' })
     .addCallback((result) => result.observe(sources.compactions()));
+  const lateness = meter.createHistogram('tickd.execution.lateness_ms', {
+    unit: 'ms',
+    description: 'How late a runner started after its job\'s execution time (due jobs no rule matched: how late they fired).',
+    advice: { explicitBucketBoundaries: LATENESS_BUCKETS_MS },
+  });
+  const outcomes = meter.createCounter('tickd.execution.outcomes', {
+    unit: '{execution}',
+    description: 'Executions by runner kind and outcome in the runner\'s terms; due jobs no rule matched as runner kind none.',
+  });
+  // One frozen attribute set per combination (a few dozen at most): no allocation per recording.
+  const outcomeAttrs = new Map<string, Attributes>();
+  const attrsOf = (runner: string, kind: OutcomeKind, success: boolean): Attributes => {
+    const key = `${runner} ${kind} ${success}`;
+    let attrs = outcomeAttrs.get(key);
+    if (attrs === undefined) {
+      attrs = Object.freeze({ [ATTR_RUNNER_KIND]: runner, [ATTR_RUNNER_OUTCOME]: kind, [ATTR_OUTCOME]: success ? 'executed' : 'failed' });
+      outcomeAttrs.set(key, attrs);
+    }
+    return attrs;
+  };
   const failovers = meter.createCounter('tickd.cluster.failovers', { unit: '{failover}', description: 'Times this node took over as leader after having been a follower.' });
   const role = sources.role;
   if (role !== undefined) {
@@ -99,6 +149,8 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
       if (Number.isFinite(durationMs) && durationMs >= 0) duration.record(durationMs, attrs);
     },
     notRunnable: () => executed.add(1, FAILED),
+    lateness: (ms) => { if (Number.isFinite(ms)) lateness.record(Math.max(0, ms)); },
+    outcome: (runner, kind, success) => outcomes.add(1, attrsOf(runner, kind, success)),
     tookOver: () => failovers.add(1),
   };
 }
@@ -111,8 +163,11 @@ export function engineObserver(instruments: JobInstruments): EngineObserver {
       if (cmd.op === 'job.set') instruments.scheduled();
       else if (cmd.op === 'job.remove') instruments.removed();
     },
-    fired(_job: Job, outcome: 'triggered' | 'no-rule', _nowNs: bigint): void {
-      if (outcome === 'no-rule') instruments.notRunnable();
+    fired(job: Job, outcome: 'triggered' | 'no-rule', nowNs: bigint): void {
+      if (outcome !== 'no-rule') return; // a runner's start is told by the pool
+      instruments.notRunnable();
+      instruments.lateness(Number(nowNs - job.execution) / 1e6);
+      instruments.outcome('none', 'no_rule', false);
     },
     finished(): void {},
   };

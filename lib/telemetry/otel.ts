@@ -11,26 +11,26 @@
 //   requests per signal are in flight, each abandoned after the export timeout; metrics
 //   are aggregated in place (no queue); losses are counted and reported at most once a minute;
 // - shutdown() settles within the time given, flushed or not.
+// - With `prometheus`, the MeterProvider has a second reader, read by GET /metrics (metrics.ts):
+//   one set of instruments, two readers, the same values.
 import type { Meter, Tracer } from '@opentelemetry/api';
 import { createNoopMeter } from '@opentelemetry/api';
 import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
-import { MeterProvider, PeriodicExportingMetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { MAX_TIMER_MS } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { ExportLedger, MAX_BATCH, MAX_QUEUE } from './bounded.ts';
 import { createInstruments, type InstrumentSources, type JobInstruments } from './instruments.ts';
 import { createLogBridge, MAX_ATTRIBUTE_TEXT, type BunyanRawStream } from './log-bridge.ts';
+import { prometheusPull, SCOPE, tickdResource, type PrimaryMeters } from './metrics.ts';
 import { BoundedLogProcessor, BoundedSpanProcessor } from './processors.ts';
 import { createRequestSpans, type RequestSpans } from './spans.ts';
 
-const SCOPE = 'tickd';
 const MIN_INTERVAL_MS = 10;
 /** Per HTTP request, retries included. */
 const MIN_EXPORT_TIMEOUT_MS = 1000;
@@ -48,11 +48,13 @@ export interface TelemetryOptions {
   readonly flushIntervalMs: number;
   /** False in connection workers: they record spans and logs only. */
   readonly metrics: boolean;
+  /** With metrics: also a reader for GET /metrics (the primary, when HTTP is configured). */
+  readonly prometheus?: boolean;
   /** The process logger; this module's own reports go to its child `telemetry` (never exported). */
   readonly log: Logger;
 }
 
-export interface Telemetry {
+export interface Telemetry extends PrimaryMeters {
   readonly tracer: Tracer;
   readonly meter: Meter;
   readonly otelLogger: OtelLogger;
@@ -81,10 +83,7 @@ export function startTelemetry(opts: TelemetryOptions): Telemetry {
   const log = opts.log.child({ component: 'telemetry' });
   const intervalMs = clamp(opts.flushIntervalMs, MIN_INTERVAL_MS, MAX_TIMER_MS);
   const exportTimeoutMs = clamp(intervalMs, MIN_EXPORT_TIMEOUT_MS, MAX_EXPORT_TIMEOUT_MS);
-  const resource = defaultResource().merge(resourceFromAttributes({
-    [ATTR_SERVICE_NAME]: opts.serviceName,
-    [ATTR_SERVICE_VERSION]: opts.serviceVersion,
-  }));
+  const resource = tickdResource(opts.serviceName, opts.serviceVersion);
   const ledger = new ExportLedger();
   const exporterOptions = (signal: 'metrics' | 'traces' | 'logs') => ({
     url: signalUrl(opts.endpoint, signal),
@@ -111,17 +110,21 @@ export function startTelemetry(opts: TelemetryOptions): Telemetry {
   });
 
   let meterProvider: MeterProvider | null = null;
+  let scrape: (() => Promise<string>) | null = null;
   if (opts.metrics) {
     const metricExporter = new OTLPMetricExporter(exporterOptions('metrics'));
     ledger.watch('metrics', metricExporter, countDataPoints);
-    meterProvider = new MeterProvider({
-      resource,
-      readers: [new PeriodicExportingMetricReader({
-        exporter: metricExporter,
-        exportIntervalMillis: intervalMs,
-        exportTimeoutMillis: Math.min(exportTimeoutMs, intervalMs),
-      })],
-    });
+    const readers: MetricReader[] = [new PeriodicExportingMetricReader({
+      exporter: metricExporter,
+      exportIntervalMillis: intervalMs,
+      exportTimeoutMillis: Math.min(exportTimeoutMs, intervalMs),
+    })];
+    if (opts.prometheus === true) {
+      const pull = prometheusPull(log);
+      readers.push(pull.reader);
+      scrape = () => pull.scrape();
+    }
+    meterProvider = new MeterProvider({ resource, readers });
   }
 
   const lossReport = setInterval(() => reportLosses(ledger, log), LOSS_REPORT_MS);
@@ -138,6 +141,7 @@ export function startTelemetry(opts: TelemetryOptions): Telemetry {
     otelLogger,
     ledger,
     instruments: (sources) => createInstruments(meter, sources),
+    scrape,
     requestSpan: createRequestSpans(tracer),
     logStream: (loggerLevel) => ({ type: 'raw', level: Math.max(WARN_LEVEL, loggerLevel), stream: createLogBridge(otelLogger) }),
     shutdown(timeoutMs) {

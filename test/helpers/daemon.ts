@@ -19,6 +19,8 @@ export interface DaemonOptions {
   readonly workers?: number;
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** Name the config file in TICKD_CONFIG instead of with -c. */
+  readonly configInEnv?: boolean;
   readonly readyTimeoutMs?: number;
   /** Start under this open-file limit (`ulimit -n`), to provoke EMFILE. */
   readonly nofile?: number;
@@ -74,10 +76,11 @@ export class Daemon {
     const dir = opts.dir ?? tempDir();
     const configPath = join(dir, 'tickd.toml');
     writeFileSync(configPath, stringify(buildConfig(dir, opts.config)));
-    const args = ['-c', configPath, '-w', String(opts.workers ?? 1), ...(opts.args ?? [])];
+    const args = [...(opts.configInEnv === true ? [] : ['-c', configPath]), '-w', String(opts.workers ?? 1), ...(opts.args ?? [])];
     const argv = [process.execPath, TICKD, ...args];
     const [file, ...rest] = opts.nofile === undefined ? argv : ['/bin/sh', '-c', `ulimit -n ${opts.nofile} && exec "$@"`, 'sh', ...argv];
-    const proc = spawn(file!, rest, { cwd: dir, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, ...(opts.configInEnv === true && { TICKD_CONFIG: configPath }), ...opts.env };
+    const proc = spawn(file!, rest, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(proc);
     const daemon = new Daemon(proc, dir, configPath);
     daemon.collectOutput();
@@ -146,9 +149,11 @@ export class Daemon {
 }
 
 /** Runs bin/tickd to completion (for --check, --version, startup errors). */
-export function runTickd(args: readonly string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runTickd(
+  args: readonly string[], opts: { cwd?: string; timeoutMs?: number; env?: Readonly<Record<string, string>> } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [TICKD, ...args], { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [TICKD, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(proc);
     let stdout = '';
     let stderr = '';

@@ -26,7 +26,8 @@ export interface RequestOptions {
 /** The document's path template for a concrete path, or null for paths it does not describe. */
 export function templateOf(path: string): string | null {
   const p = path.split('?')[0]!;
-  if (p === '/jobs' || p === '/rules' || p === '/health' || p === '/stats' || p === '/cluster' || p === '/openapi.json') return p;
+  if (p === '/jobs' || p === '/rules' || p === '/health' || p === '/ready' || p === '/stats' || p === '/cluster' || p === '/openapi.json') return p;
+  if (p === '/activity' || p === '/metrics') return p;
   const m = /^\/(jobs|rules)\/[^/]+$/.exec(p);
   return m === null ? null : `/${m[1]}/{id}`;
 }

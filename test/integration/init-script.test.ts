@@ -269,10 +269,13 @@ describe('etc/default/tickd and the systemd units', () => {
     expect(documented).to.deep.equal(read);
   });
 
-  it('the unit runs tickd in the foreground, checks first, and stops it gracefully', () => {
+  it('the unit runs tickd in the foreground, checks first, waits for it to be ready, and stops it gracefully', () => {
     const settings = unitSettings('etc/systemd/tickd.service');
     const one = (key: string) => oneSetting(settings, key);
-    expect(one('Type')).to.equal('simple');
+    // READY=1 comes from systemd-notify, a child of the daemon (cluster/service-notify.ts).
+    expect(one('Type')).to.equal('notify');
+    expect(one('NotifyAccess')).to.equal('all');
+    expect(one('TimeoutStartSec')).to.match(/^\d+min$/);
     expect(one('KillMode')).to.equal('mixed');
     expect(one('WorkingDirectory')).to.equal('/var/lib/tickd');
     expect(one('ExecStart')).to.match(/ -c \/etc\/tickd\/tickd\.toml$/);
@@ -283,9 +286,34 @@ describe('etc/default/tickd and the systemd units', () => {
     expect(one('ProtectSystem')).to.equal('strict');
     expect(one('ReadWritePaths').split(' ')).to.include('/var/lib/tickd');
     expect(one('PrivateTmp')).to.equal('yes');
+    expect(one('CapabilityBoundingSet')).to.equal('');
+    expect(one('ProtectProc')).to.equal('invisible');
+    // @resources stays allowed: the tick's sched_setattr and the compaction child's chrt need it.
+    expect(one('SystemCallFilter')).to.equal('@system-service');
+    expect(one('SystemCallErrorNumber')).to.equal('EPERM');
     // The HTTP grace alone is 5 s; the drain and the final fsync come on top.
     expect(Number(one('TimeoutStopSec'))).to.be.at.least(15);
   });
+
+  for (const unit of ['tickd.service', 'tickd-cluster.service']) {
+    it(`${unit}: systemd-analyze finds no error in it and rates its exposure 3.0 or lower`, function () {
+      const version = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
+      // --offline needs systemd 250 or later.
+      if (version.status !== 0 || Number(/systemd (\d+)/.exec(version.stdout)?.[1] ?? 0) < 250) this.skip();
+      // verify wants the executables to exist: a copy runs /bin/true instead.
+      const dir = tempDir('tickd-unit-');
+      const copy = join(dir, unit);
+      writeFileSync(copy, readFileSync(join(ROOT, 'etc/systemd', unit), 'utf8').replaceAll('/usr/local/bin/tickd', '/bin/true'));
+      const verify = spawnSync('systemd-analyze', ['verify', '--man=no', copy], { encoding: 'utf8' });
+      expect(verify.status, verify.stderr).to.equal(0);
+      expect(verify.stderr).to.equal('');
+      const security = spawnSync('systemd-analyze', ['security', '--offline=yes', '--no-pager', copy], { encoding: 'utf8' });
+      expect(security.status, security.stderr).to.equal(0);
+      const score = /Overall exposure level for \S+: (\d+\.\d+)/.exec(security.stdout);
+      expect(score, security.stdout).to.not.equal(null);
+      expect(Number(score![1])).to.be.at.most(3.0);
+    });
+  }
 
   it('the cluster unit is the same unit with the cluster flags, after a local NATS, with time to hand over', () => {
     const plain = unitSettings('etc/systemd/tickd.service');

@@ -245,7 +245,7 @@ describe('man pages', function () {
     });
 
     it('lists exactly the HTTP routes served', () => {
-      const served = routes({ dispatch: () => Promise.reject(new Error('unused')), tokens: null, version, cluster: true })
+      const served = routes({ dispatch: () => Promise.reject(new Error('unused')), readiness: () => 'ready', tokens: null, version, cluster: true })
         .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
       const documented = tags(section(text, 'HTTP INTERFACE'))
         .filter((t) => /^(GET|PUT|POST|DELETE|PATCH|HEAD) \//.test(t))

@@ -110,7 +110,7 @@ describe('TypeScript types generated from the served OpenAPI document', function
   it('control: the same document without discriminator mappings fails that client (type "RunnerShell")', async () => {
     const doc = JSON.parse(served) as { components: { schemas: Record<string, { discriminator?: { mapping?: unknown } }> } };
     const stripped = Object.values(doc.components.schemas).filter((s) => s.discriminator?.mapping !== undefined);
-    expect(stripped).to.have.length(2); // Runner and RunnerInput
+    expect(stripped).to.have.length(3); // Runner, RunnerInput and AttemptOutcome
     for (const s of stripped) delete s.discriminator!.mapping;
     const res = await typeCheck(join(dir, 'no-mapping'), JSON.stringify(doc));
     expect(res.code).to.not.equal(0);

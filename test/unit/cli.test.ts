@@ -11,9 +11,27 @@ describe('cli', () => {
     expect(a.maxInflight).to.equal(256);
     expect(a.pidfile).to.equal(null);
     expect(a.tickSliceUs).to.equal(100);
+    expect(a.logFormat).to.equal('json');
+  });
+  it('takes the configuration file from -c, else TICKD_CONFIG (empty: unset), else none', () => {
+    const env = { TICKD_CONFIG: '/etc/tickd/from-env.toml' };
+    expect(parseCli([], env)).to.include({ mode: 'run', config: '/etc/tickd/from-env.toml' });
+    expect(parseCli(['-c', 'flag.toml'], env)).to.include({ config: 'flag.toml' });
+    expect(parseCli(['--check'], env)).to.deep.equal({ mode: 'check', config: '/etc/tickd/from-env.toml' });
+    expect(parseCli(['--check', '--config', 'flag.toml'], env)).to.deep.equal({ mode: 'check', config: 'flag.toml' });
+    expect(parseCli([], { TICKD_CONFIG: '' })).to.include({ config: null });
+    expect(parseCli([], {})).to.include({ config: null });
+    // An empty -c is a usage error whatever the environment says.
+    expect(parseCli(['-c', ''], env).mode).to.equal('usage-error');
+  });
+  it('reads --log-format json|pretty', () => {
+    expect(parseCli(['--log-format', 'pretty'])).to.include({ mode: 'run', logFormat: 'pretty' });
+    expect(parseCli(['--log-format', 'json'])).to.include({ logFormat: 'json' });
+    const bad = parseCli(['--log-format', 'text']);
+    expect(bad).to.deep.equal({ mode: 'usage-error', message: '--log-format must be json or pretty, got "text"' });
   });
   it('reads every flag', () => {
-    expect(parseCli(['-c', 'x.toml', '-w', '3', '--pidfile', 'p', '--max-inflight', '9', '--tick-slice', '250'])).to.deep.equal({ mode: 'run', config: 'x.toml', workers: 3, pidfile: 'p', maxInflight: 9, tickSliceUs: 250, cluster: null });
+    expect(parseCli(['-c', 'x.toml', '-w', '3', '--pidfile', 'p', '--max-inflight', '9', '--tick-slice', '250'])).to.deep.equal({ mode: 'run', config: 'x.toml', workers: 3, pidfile: 'p', maxInflight: 9, tickSliceUs: 250, logFormat: 'json', cluster: null });
     expect(parseCli(['--tick-slice', '0'])).to.include({ tickSliceUs: 0 });
     expect(parseCli(['--tick-slice', '100000'])).to.include({ tickSliceUs: 100000 });
     expect(parseCli(['--config', 'x.toml', '--workers', '2'])).to.include({ config: 'x.toml', workers: 2 });
@@ -41,7 +59,7 @@ describe('cli', () => {
   ]) {
     it(`usage error for ${argv.join(' ')}`, () => expect(parseCli(argv).mode).to.equal('usage-error'));
   }
-  for (const argv of [['--bogus'], ['-c'], ['-w', '0'], ['-w', 'two'], ['--max-inflight', '-1'], ['--tick-slice', '99'], ['--tick-slice', '100001'], ['--tick-slice', '1e3'], ['extra'], ['-c', '']]) {
+  for (const argv of [['--bogus'], ['-c'], ['-w', '0'], ['-w', 'two'], ['--max-inflight', '-1'], ['--tick-slice', '99'], ['--tick-slice', '100001'], ['--tick-slice', '1e3'], ['extra'], ['-c', ''], ['--log-format'], ['--log-format', 'PRETTY']]) {
     it(`usage error for ${argv.join(' ')}`, () => expect(parseCli(argv).mode).to.equal('usage-error'));
   }
 });

@@ -1,7 +1,10 @@
 // What a command handler may touch: the stores to read (read-only views), the change tracker
-// for every write (it journals and can roll back), and the STAT source.
+// for every write (it journals and can roll back), the STAT source, the jobs' last attempts
+// and the activity window.
+import type { ActivityView } from '../../domain/activity.ts';
 import type { Command, Reply } from '../../domain/command.ts';
 import type { StatValues } from '../../domain/stat.ts';
+import type { LastAttempts } from '../../store/attempts.ts';
 import type { Changes, ReadonlyJobs, ReadonlyRules } from '../changes.ts';
 
 export interface EngineContext {
@@ -9,6 +12,9 @@ export interface EngineContext {
   readonly jobs: ReadonlyJobs;
   readonly rules: ReadonlyRules;
   readonly stat: () => StatValues;
+  readonly attempts: LastAttempts;
+  /** GET /activity: the window ending now. */
+  readonly activity: () => ActivityView;
 }
 
 export type Handler<Op extends Command['op']> = (ctx: EngineContext, cmd: Extract<Command, { op: Op }>) => Reply;

@@ -1,7 +1,11 @@
+// GET: the job, and beside it its last attempt if one is recorded (GET /jobs/{id} shows it;
+// the TCP line leaves it out: lib/protocol/format.ts).
 import { notFound } from '../../errors.ts';
 import type { Handler } from './context.ts';
 
 export const jobGet: Handler<'job.get'> = (ctx, cmd) => {
   const job = ctx.jobs.get(cmd.id);
-  return job === undefined ? notFound('job', cmd.id) : { ok: true, kind: 'job', job };
+  if (job === undefined) return notFound('job', cmd.id);
+  const attempt = ctx.attempts.get(cmd.id);
+  return attempt === undefined ? { ok: true, kind: 'job', job } : { ok: true, kind: 'job', job, attempt };
 };

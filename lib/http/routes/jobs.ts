@@ -1,7 +1,10 @@
 // /jobs routes (tickd-protocol(7) HTTP INTERFACE). A job is {"id","status","execution"} with
 // execution written as the exact integer of nanoseconds; requests give execution as an ISO 8601
-// string with a zone.
+// string with a zone. GET /jobs/{id} adds `last_attempt` when the daemon has one recorded
+// (doc/execution.md "The attempt record"): nanoseconds exact too.
 // Identifiers are validated like TCP's before anything reaches the primary.
+import type { Attempt, AttemptOutcome } from '../../domain/attempt.ts';
+import { describeOutcome, outcomeSucceeded } from '../../domain/attempt.ts';
 import type { Job } from '../../domain/job.ts';
 import { parseIsoTimestamp } from '../../domain/time.ts';
 import { isObject, readJsonBody } from '../body.ts';
@@ -12,6 +15,30 @@ import { perform, type Call, type HttpContext, type Route } from '../route.ts';
 
 function jobToJson(job: Job): JsonValue {
   return { id: job.id, status: job.status, execution: job.execution };
+}
+
+/** The outcome object: `kind` first, then that kind's fields (their names are the JSON's). */
+function outcomeToJson(o: AttemptOutcome): JsonValue {
+  return { ...o };
+}
+
+export function attemptToJson(a: Attempt): JsonValue {
+  return {
+    started_ns: a.startedNs,
+    lateness_ns: a.latenessNs,
+    duration_ns: a.durationNs,
+    rule: a.rule,
+    runner: a.runner,
+    success: outcomeSucceeded(a.outcome),
+    summary: describeOutcome(a.outcome),
+    outcome: outcomeToJson(a.outcome),
+  };
+}
+
+function jobDetailToJson(job: Job, attempt: Attempt | undefined): JsonValue {
+  return attempt === undefined
+    ? jobToJson(job)
+    : { id: job.id, status: job.status, execution: job.execution, last_attempt: attemptToJson(attempt) };
 }
 
 async function putJob(ctx: HttpContext, call: Call): Promise<void> {
@@ -35,7 +62,7 @@ async function getJob(ctx: HttpContext, call: Call): Promise<void> {
   const id = pathId(call, 'job');
   if (id === null) return;
   const reply = await perform(ctx, call, { op: 'job.get', id }, 'job');
-  if (reply !== null) sendJson(call.res, 200, jobToJson(reply.job));
+  if (reply !== null) sendJson(call.res, 200, jobDetailToJson(reply.job, reply.attempt));
 }
 
 async function deleteJob(ctx: HttpContext, call: Call): Promise<void> {

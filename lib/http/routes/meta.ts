@@ -1,11 +1,14 @@
-// /health, /openapi.json (both without authentication), /stats (the TCP STAT values as a
-// JSON object, same key order; numbers exact, auth_enabled/tls_enabled as 0/1 like TCP) and,
-// in cluster mode only, /cluster (this node's view of its cluster). A node running alone has
-// no such route, so it is the plain 404 of an unknown path and the document omits it: clients
-// (the console) learn from /openapi.json whether to ask at all.
+// /health (liveness: 200 whenever a worker answers), /ready (readiness: 200 only while the
+// daemon is ready, 503 {"error":"not ready: starting|stopping"} before and from the start of a
+// stop; tickd(8) "Readiness and health"), /openapi.json (these three without authentication),
+// /stats (the TCP STAT values as a JSON object, same key order; numbers exact,
+// auth_enabled/tls_enabled as 0/1 like TCP) and, in cluster mode only, /cluster (this node's
+// view of its cluster). A node running alone has no such route, so it is the plain 404 of an
+// unknown path and the document omits it: clients (the console) learn from /openapi.json
+// whether to ask at all.
 import type { ClusterView } from '../../domain/cluster-view.ts';
 import { STAT_KEYS, type StatValues } from '../../domain/stat.ts';
-import { sendJson, toJson, type JsonValue } from '../json.ts';
+import { sendError, sendJson, toJson, type JsonValue } from '../json.ts';
 import { buildOpenApi } from '../openapi.ts';
 import { perform, type HttpContext, type Route } from '../route.ts';
 
@@ -47,6 +50,14 @@ export function metaRoutes(ctx: HttpContext): Route[] {
   const openapi = toJson(buildOpenApi({ version: ctx.version, auth: ctx.tokens !== null, cluster: ctx.cluster }));
   const routes: Route[] = [
     { method: 'GET', path: '/health', auth: false, handle: ({ res }) => sendJson(res, 200, { status: 'ok' }) },
+    {
+      method: 'GET', path: '/ready', auth: false,
+      handle: ({ res }) => {
+        const now = ctx.readiness();
+        if (now === 'ready') sendJson(res, 200, { status: 'ready' });
+        else sendError(res, 503, `not ready: ${now}`);
+      },
+    },
     {
       method: 'GET', path: '/openapi.json', auth: false,
       handle: ({ res }) => {

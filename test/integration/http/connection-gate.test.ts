@@ -78,7 +78,7 @@ describe('http/connection-gate (pipelining without reading)', function () {
   });
 
   async function start(dispatch: (cmd: Command) => Promise<Reply>, limits: Partial<ServerLimits> = {}): Promise<HttpServer> {
-    server = await startServer({ dispatch, tokens: null, version: '1', cluster: false }, silentLogger(), '127.0.0.1', 0, { maxInFlight: MAX_IN_FLIGHT, ...limits });
+    server = await startServer({ dispatch, readiness: () => 'ready', tokens: null, version: '1', cluster: false }, silentLogger(), '127.0.0.1', 0, { maxInFlight: MAX_IN_FLIGHT, ...limits });
     return server;
   }
   async function socket(port: number): Promise<Socket> {

@@ -12,7 +12,7 @@ describe('http/protocol-errors', () => {
   let server: HttpServer | null = null;
   let port = 0;
   beforeEach(async () => {
-    server = await startServer({ dispatch: () => Promise.resolve(DONE), tokens: null, version: '1', cluster: false }, silentLogger(), '127.0.0.1', 0);
+    server = await startServer({ dispatch: () => Promise.resolve(DONE), readiness: () => 'ready', tokens: null, version: '1', cluster: false }, silentLogger(), '127.0.0.1', 0);
     port = server.port;
   });
   afterEach(async () => { await server?.close(100); server = null; });

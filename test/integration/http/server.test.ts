@@ -11,7 +11,7 @@ import { startServer, type HttpServer, type ServerLimits } from '../../../lib/ht
 type Dispatch = (cmd: Command) => Promise<Reply>;
 
 async function start(dispatch: Dispatch, tokens: TokenTable | null = null, limits: Partial<ServerLimits> = {}): Promise<HttpServer> {
-  return startServer({ dispatch, tokens, version: '1.2.3', cluster: false }, silentLogger(), '127.0.0.1', 0, limits);
+  return startServer({ dispatch, readiness: () => 'ready', tokens, version: '1.2.3', cluster: false }, silentLogger(), '127.0.0.1', 0, limits);
 }
 
 const DONE: Reply = { ok: true, kind: 'done' };

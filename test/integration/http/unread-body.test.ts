@@ -21,7 +21,7 @@ describe('http/unread-body and linger', () => {
     server = null;
   });
   async function start(limits: Partial<ServerLimits> = {}): Promise<number> {
-    server = await startServer({ dispatch: () => Promise.resolve(DONE), tokens: null, version: '1', cluster: false }, silentLogger(), '127.0.0.1', 0, limits);
+    server = await startServer({ dispatch: () => Promise.resolve(DONE), readiness: () => 'ready', tokens: null, version: '1', cluster: false }, silentLogger(), '127.0.0.1', 0, limits);
     return server.port;
   }
   async function socket(port: number): Promise<Socket> {
@@ -60,7 +60,7 @@ describe('http/unread-body and linger', () => {
     let seen = false;
     server = await startServer({
       dispatch: () => new Promise<Reply>((resolve) => { seen = true; release = () => resolve({ ok: true, kind: 'jobs', jobs: [], next: null }); }),
-      tokens: null, version: '1', cluster: false,
+      readiness: () => 'ready', tokens: null, version: '1', cluster: false,
     }, silentLogger(), '127.0.0.1', 0, { maxInFlight: 1 });
     const size = 6 * 1024 * 1024;
     const upload = uploadThenRead(server.port, `GET /jobs HTTP/1.1\r\nHost: x\r\n\r\nPUT /health HTTP/1.1\r\nHost: x\r\nContent-Length: ${size}\r\n\r\n`, size);

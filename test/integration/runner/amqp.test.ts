@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { outcomeSucceeded, type AttemptOutcome } from '../../../lib/domain/attempt.ts';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { unescape as qsUnescape } from 'node:querystring';
@@ -15,7 +16,8 @@ const BASE = `amqp://${HOST}:${PORT}`;
 function run(dsn: string, exchange: string, routingKey: string, opts: { timeoutMs?: number; jobId?: string; signal?: AbortSignal } = {}) {
   const { ctx, lines } = capturingContext(opts.timeoutMs ?? 5000);
   const spec = { type: 'amqp' as const, dsn, exchange, routing_key: routingKey };
-  return { result: runAmqp(makeExecution(spec, opts.jobId), spec, ctx, opts.signal ?? neverAborted()), lines };
+  const outcome = runAmqp(makeExecution(spec, opts.jobId), spec, ctx, opts.signal ?? neverAborted());
+  return { result: outcome.then(outcomeSucceeded), outcome, lines };
 }
 
 describe('runner/amqp: DSN parsing', () => {
@@ -106,21 +108,27 @@ describe('runner/amqp (real RabbitMQ)', function () {
 
   it('succeeds on a confirmed but unroutable message (the broker confirmed it)', async () => {
     expect(await run(BASE, exchange, 'nobody.listens').result).to.equal(true);
+    expect(await run(BASE, exchange, 'nobody.listens').outcome).to.deep.equal({ kind: 'delivered' });
   });
 
   it('fails on rejected credentials without leaking the password to logs', async () => {
     const secret = `wrong-${tag}`;
-    const { result, lines } = run(`amqp://guest:${secret}@${HOST}:${PORT}`, exchange, 'jobs.due');
+    const { result, outcome, lines } = run(`amqp://guest:${secret}@${HOST}:${PORT}`, exchange, 'jobs.due');
     expect(await result).to.equal(false);
+    expect((await outcome).kind).to.equal('broker_error');
+    expect(JSON.stringify(await outcome)).to.not.include(secret);
     expect(lines.length).to.be.above(0);
     expect(lines.join('\n')).to.include('***@');
     expect(lines.join('\n')).to.not.include(secret);
   });
 
   it('fails on a missing exchange (the broker closes the channel with 404)', async () => {
-    const { result, lines } = run(BASE, `tickd-test-missing-${tag}`, 'x');
+    const { result, outcome, lines } = run(BASE, `tickd-test-missing-${tag}`, 'x');
     expect(await result).to.equal(false);
     expect(lines.join('\n')).to.include('404');
+    const o = await outcome;
+    expect(o.kind).to.equal('broker_error');
+    expect((o as { error: string }).error).to.include('404').and.include('NOT_FOUND');
   });
 
   it('fails on a missing vhost', async () => {
@@ -129,6 +137,8 @@ describe('runner/amqp (real RabbitMQ)', function () {
 
   it('fails on connection refused, garbage and amqps:// DSNs', async () => {
     expect(await run('amqp://127.0.0.1:1', exchange, 'jobs.due').result).to.equal(false);
+    expect((await run('amqp://127.0.0.1:1', exchange, 'jobs.due').outcome)).to.deep.include({ kind: 'broker_error' });
+    expect((await run(`amqps://${HOST}:${PORT}`, exchange, 'jobs.due').outcome).kind).to.equal('runner_error');
     expect(await run('garbage', exchange, 'jobs.due').result).to.equal(false);
     expect(await run('amqp://user:pw@@/%zz', exchange, 'jobs.due').result).to.equal(false);
     expect(await run(`amqps://${HOST}:${PORT}`, exchange, 'jobs.due').result).to.equal(false);
@@ -141,7 +151,7 @@ describe('runner/amqp (real RabbitMQ)', function () {
     const { port } = silent.address() as AddressInfo;
     try {
       const started = Date.now();
-      expect(await run(`amqp://${HOST}:${port}`, exchange, 'x', { timeoutMs: 300 }).result).to.equal(false);
+      expect(await run(`amqp://${HOST}:${port}`, exchange, 'x', { timeoutMs: 300 }).outcome).to.deep.include({ kind: 'broker_error' });
       expect(Date.now() - started).to.be.below(3000);
     } finally {
       for (const s of sockets) s.destroy();
@@ -153,6 +163,7 @@ describe('runner/amqp (real RabbitMQ)', function () {
     const controller = new AbortController();
     controller.abort();
     expect(await run(BASE, exchange, 'jobs.due', { signal: controller.signal }).result).to.equal(false);
+    expect(await run(BASE, exchange, 'jobs.due', { signal: controller.signal }).outcome).to.deep.equal({ kind: 'aborted' });
   });
 
   it('still works after all those failures (no crash, no leaked state)', async () => {

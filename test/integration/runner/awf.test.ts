@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { outcomeSucceeded, type AttemptOutcome } from '../../../lib/domain/attempt.ts';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { awfArgv, runAwf } from '../../../lib/runner/awf.ts';
@@ -7,6 +8,10 @@ import { capturingContext, makeExecution, neverAborted } from '../../helpers/run
 
 /** Runs the awf runner with PATH set to `path` for the duration of the call. */
 async function runWithPath(path: string, workflow: string, inputs: string[]): Promise<boolean> {
+  return outcomeSucceeded(await outcomeWithPath(path, workflow, inputs));
+}
+
+async function outcomeWithPath(path: string, workflow: string, inputs: string[]): Promise<AttemptOutcome> {
   const saved = process.env.PATH;
   process.env.PATH = path;
   try {

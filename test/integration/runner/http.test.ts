@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { outcomeSucceeded, type AttemptOutcome } from '../../../lib/domain/attempt.ts';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -68,7 +69,8 @@ class Sink {
 function run(method: HttpMethod, url: string, opts: { timeoutMs?: number; jobId?: string; signal?: AbortSignal } = {}) {
   const { ctx, lines } = capturingContext(opts.timeoutMs ?? 5000);
   const spec = { type: 'http' as const, method, url };
-  return { result: runHttp(makeExecution(spec, opts.jobId), spec, ctx, opts.signal ?? neverAborted()), lines };
+  const outcome = runHttp(makeExecution(spec, opts.jobId), spec, ctx, opts.signal ?? neverAborted());
+  return { result: outcome.then(outcomeSucceeded), outcome, lines };
 }
 
 describe('runner/http', function () {
@@ -113,6 +115,12 @@ describe('runner/http', function () {
     expect(sink.seen.map((s) => s.url)).to.deep.equal(['/created', '/no-content', '/fail', '/not-found']); // no retries
   });
 
+  it('gives the HTTP status as the outcome', async () => {
+    expect(await run('POST', sink.url('/fail')).outcome).to.deep.equal({ kind: 'http_response', status: 500 });
+    expect(await run('GET', sink.url('/created')).outcome).to.deep.equal({ kind: 'http_response', status: 201 });
+    expect(await run('GET', sink.url('/redirect')).outcome).to.deep.equal({ kind: 'http_response', status: 302 });
+  });
+
   it('does not follow redirects: 302 is failure and the target is never requested', async () => {
     expect(await run('GET', sink.url('/redirect')).result).to.equal(false);
     expect(await run('POST', sink.url('/redirect')).result).to.equal(false);
@@ -121,8 +129,9 @@ describe('runner/http', function () {
 
   it('fails after the read timeout when the server accepts and never answers', async () => {
     const started = Date.now();
-    const { result, lines } = run('POST', sink.url('/hang'), { timeoutMs: 300 });
+    const { result, outcome, lines } = run('POST', sink.url('/hang'), { timeoutMs: 300 });
     expect(await result).to.equal(false);
+    expect(await outcome).to.deep.equal({ kind: 'network_error', error: 'read timeout: the socket was idle for 300 ms' });
     const took = Date.now() - started;
     expect(took).to.be.at.least(250);
     expect(took).to.be.below(3000);
@@ -188,20 +197,25 @@ describe('runner/http', function () {
     const url = closed.url('/ok');
     await closed.stop();
     expect(await run('GET', url).result).to.equal(false);
+    const outcome = await run('GET', url).outcome;
+    expect(outcome.kind).to.equal('network_error');
+    expect((outcome as { error: string }).error).to.match(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
   });
 
   it('fails on a non-http URL or garbage, without throwing', async () => {
     expect(await run('GET', 'ftp://127.0.0.1/x').result).to.equal(false);
     expect(await run('GET', 'not a url').result).to.equal(false);
     expect(await run('GET', 'http://[::1').result).to.equal(false);
+    expect(await run('GET', 'ftp://127.0.0.1/x').outcome).to.deep.equal({ kind: 'runner_error', error: 'http url must start with http:// or https://' });
   });
 
   it('aborting ends the attempt as failure', async () => {
     const controller = new AbortController();
-    const { result } = run('GET', sink.url('/hang'), { signal: controller.signal });
+    const { result, outcome } = run('GET', sink.url('/hang'), { signal: controller.signal });
     await waitFor(() => sink.hanging.length === 1, 5000, 'the request to arrive');
     controller.abort();
     expect(await result).to.equal(false);
+    expect(await outcome).to.deep.equal({ kind: 'aborted' });
   });
 
   it('redacts userinfo of the URL in log lines', async () => {
@@ -209,6 +223,11 @@ describe('runner/http', function () {
     expect(await result).to.equal(false);
     expect(lines.length).to.be.above(0);
     expect(lines.join('\n')).to.not.include('hunter2secret');
+    const closed = await new Sink().start();
+    await closed.stop();
+    const refused = run('GET', `http://user:hunter2secret@127.0.0.1:${closed.port}/x`);
+    expect(JSON.stringify(await refused.outcome)).to.not.include('hunter2secret');
+    expect(refused.lines.join('\n')).to.not.include('hunter2secret');
   });
 
   describe('https', () => {

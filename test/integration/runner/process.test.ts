@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { outcomeSucceeded, type AttemptOutcome } from '../../../lib/domain/attempt.ts';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runDirect } from '../../../lib/runner/direct.ts';
@@ -12,13 +13,15 @@ import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } 
 function shell(command: string, signal = neverAborted()) {
   const { ctx, lines } = capturingContext();
   const exec = makeExecution({ type: 'shell', command });
-  return { result: runShell(exec, { type: 'shell', command }, ctx, signal), lines };
+  const outcome = runShell(exec, { type: 'shell', command }, ctx, signal);
+  return { result: outcome.then(outcomeSucceeded), outcome, lines };
 }
 
 function direct(executable: string, args: string[], signal = neverAborted()) {
   const { ctx, lines } = capturingContext();
   const spec = { type: 'direct' as const, executable, args };
-  return { result: runDirect(makeExecution(spec), spec, ctx, signal), lines };
+  const outcome = runDirect(makeExecution(spec), spec, ctx, signal);
+  return { result: outcome.then(outcomeSucceeded), outcome, lines };
 }
 
 describe('runner/process (shell, direct)', function () {
@@ -40,7 +43,7 @@ describe('runner/process (shell, direct)', function () {
     writeFileSync(fakeShell, `#!/bin/sh\nprintf '%s\\0' "$@" > '${out}'\n`);
     chmodSync(fakeShell, 0o755);
     const spec = { type: 'shell' as const, command: 'echo "a b" | wc' };
-    const ok = await runShell(makeExecution(spec), spec, { ...ctx, shellPath: fakeShell, shellArgs: ['-e', '-c'] }, neverAborted());
+    const ok = outcomeSucceeded(await runShell(makeExecution(spec), spec, { ...ctx, shellPath: fakeShell, shellArgs: ['-e', '-c'] }, neverAborted()));
     expect(ok).to.equal(true);
     expect(readFileSync(out, 'utf8').split('\0').slice(0, -1)).to.deep.equal(['-e', '-c', 'echo "a b" | wc']);
   });
@@ -99,11 +102,36 @@ describe('runner/process (shell, direct)', function () {
     expect(await direct('/bin/true', ['nul\0byte']).result).to.equal(false);
     const { ctx } = capturingContext();
     const spec = { type: 'shell' as const, command: 'true' };
-    expect(await runShell(makeExecution(spec), spec, { ...ctx, shellPath: '/nonexistent/sh' }, neverAborted())).to.equal(false);
+    const gone: AttemptOutcome = await runShell(makeExecution(spec), spec, { ...ctx, shellPath: '/nonexistent/sh' }, neverAborted());
+    expect(gone.kind).to.equal('spawn_error');
+    expect((gone as { error: string }).error).to.contain('ENOENT');
   });
 
-  it('fails when the child is killed by a signal', async () => {
+  it('fails when the child is killed by a signal, and names it', async () => {
     expect(await shell('kill -9 $$').result).to.equal(false);
+    expect(await shell('echo dying >&2; kill -TERM $$').outcome).to.deep.equal({ kind: 'signal', signal: 'SIGTERM', stderr: 'dying\n' });
+  });
+
+  it('gives the exit status and the last 512 bytes of stderr as the outcome, at any log level', async () => {
+    expect(await shell('echo out; echo "it broke" >&2; exit 3').outcome).to.deep.equal({ kind: 'exit', status: 3, stderr: 'it broke\n' });
+    expect(await direct('/bin/true', []).outcome).to.deep.equal({ kind: 'exit', status: 0, stderr: '' });
+    // 600 bytes, then a marker: the tail keeps the end, cut to 512 bytes.
+    const long = await shell('head -c 600 /dev/zero | tr "\\0" a >&2; printf END >&2; exit 1').outcome;
+    expect(long).to.deep.include({ kind: 'exit', status: 1 });
+    const stderr = (long as { stderr: string }).stderr;
+    expect(Buffer.byteLength(stderr)).to.equal(512);
+    expect(stderr.endsWith('aaaEND')).to.equal(true);
+    // Without debug logging (stdout to /dev/null), stderr is still read.
+    const quiet = capturingContext();
+    quiet.ctx.log.level('info');
+    const spec = { type: 'shell' as const, command: 'echo quiet >&2; exit 4' };
+    expect(await runShell(makeExecution(spec), spec, quiet.ctx, neverAborted())).to.deep.equal({ kind: 'exit', status: 4, stderr: 'quiet\n' });
+  });
+
+  it('does not wait for a grandchild that keeps stderr open', async () => {
+    const started = Date.now();
+    expect(await shell('(sleep 5 >&2 &); echo early >&2; exit 2').outcome).to.deep.equal({ kind: 'exit', status: 2, stderr: 'early\n' });
+    expect(Date.now() - started).to.be.below(2000);
   });
 
   it('abort kills the child and its process group', async () => {
@@ -117,6 +145,7 @@ describe('runner/process (shell, direct)', function () {
     expect(alive(sleepPid)).to.equal(true);
     controller.abort();
     expect(await result).to.equal(false);
+    expect(await shell('true', controller.signal).outcome).to.deep.equal({ kind: 'aborted' });
     expect(Date.now() - started).to.be.below(10000);
     await waitFor(() => !alive(sleepPid), 5000, 'the grandchild sleep to die');
   });
@@ -125,7 +154,7 @@ describe('runner/process (shell, direct)', function () {
     const controller = new AbortController();
     controller.abort();
     const { ctx } = capturingContext();
-    expect(await runProcess(['/bin/true'], makeExecution({ type: 'direct', executable: '/bin/true', args: [] }), ctx.log, controller.signal)).to.equal(false);
+    expect(await runProcess(['/bin/true'], makeExecution({ type: 'direct', executable: '/bin/true', args: [] }), ctx.log, controller.signal)).to.deep.equal({ kind: 'aborted' });
   });
 });
 

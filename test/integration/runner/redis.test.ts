@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { outcomeSucceeded, type AttemptOutcome } from '../../../lib/domain/attempt.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -16,7 +17,8 @@ const BASE = `redis://${HOST}:${PORT}`;
 function run(url: string, command: RedisCommand, key: string, opts: { timeoutMs?: number; jobId?: string } = {}) {
   const { ctx, lines } = capturingContext(opts.timeoutMs ?? 5000);
   const spec = { type: 'redis' as const, url, command, key };
-  return { result: runRedis(makeExecution(spec, opts.jobId), spec, ctx, neverAborted()), lines };
+  const outcome = runRedis(makeExecution(spec, opts.jobId), spec, ctx, neverAborted());
+  return { result: outcome.then(outcomeSucceeded), outcome, lines };
 }
 
 async function freePort(): Promise<number> {
@@ -204,6 +206,10 @@ describe('runner/redis (real Redis)', function () {
 
     const wrong = run(`redis://${user}:not-${password}@${HOST}:${PORT}/0`, 'RPUSH', `${prefix}auth`);
     expect(await wrong.result).to.equal(false);
+    const refused = await wrong.outcome;
+    expect(refused.kind).to.equal('broker_error');
+    expect((refused as { error: string }).error).to.include('WRONGPASS').and.not.include(password);
+    expect(await good.outcome).to.deep.equal({ kind: 'delivered' });
     expect(await admin.lLen(`${prefix}auth`)).to.equal(1);
 
     const all = [...good.lines, ...wrong.lines].join('\n');
@@ -215,9 +221,10 @@ describe('runner/redis (real Redis)', function () {
   it('fails on a RESP error reply (WRONGTYPE)', async () => {
     await admin.select(0);
     await admin.set(`${prefix}wrongtype`, 'a string');
-    const { result, lines } = run(BASE, 'RPUSH', `${prefix}wrongtype`);
+    const { result, outcome, lines } = run(BASE, 'RPUSH', `${prefix}wrongtype`);
     expect(await result).to.equal(false);
     expect(lines.join('\n')).to.include('WRONGTYPE');
+    expect((await outcome as { error: string }).error).to.match(/^WRONGTYPE /);
   });
 
   it('fails fast on connection refused, an unparsable URL, rediss:// or an unknown command', async () => {
@@ -229,6 +236,8 @@ describe('runner/redis (real Redis)', function () {
     expect(await run(`rediss://${HOST}:${PORT}`, 'SET', `${prefix}x`).result).to.equal(false);
     expect(await run(BASE, 'set' as RedisCommand, `${prefix}x`).result).to.equal(false);
     expect(await run(BASE, 'DEL' as RedisCommand, `${prefix}x`).result).to.equal(false);
+    expect(await run(BASE, 'DEL' as RedisCommand, `${prefix}x`).outcome).to.deep.equal({ kind: 'runner_error', error: 'unsupported redis command "DEL"' });
+    expect((await run(`redis://${HOST}:${port}`, 'SET', `${prefix}x`).outcome).kind).to.equal('broker_error');
     expect(await admin.exists(`${prefix}x`)).to.equal(0);
   });
 

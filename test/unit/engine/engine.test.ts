@@ -7,6 +7,7 @@ import type { Journal, LogRecord } from '../../../lib/engine/journal.ts';
 import { JobStore } from '../../../lib/store/jobs.ts';
 import { RuleStore } from '../../../lib/store/rules.ts';
 import type { StatValues } from '../../../lib/domain/stat.ts';
+import type { Attempt } from '../../../lib/domain/attempt.ts';
 
 class FakeJournal implements Journal {
   records: LogRecord[] = [];
@@ -124,6 +125,48 @@ describe('engine', () => {
     engine.result('x.left', dispatched[1]!.attempt, true);
     engine.tick(101n);
     expect(jobs.get('x.left')!.status).to.equal('executed');
+  });
+
+  it('keeps the last attempt of each job: GET answers it, stale results and TCP-less replies aside', () => {
+    const { engine, run, dispatched } = setup(null);
+    run([
+      { op: 'rule.set', rule: { id: 'r', pattern: 'x.', runner: { type: 'shell', command: 'exit 3' } } },
+      { op: 'job.set', id: 'x.1', execution: 10n },
+      { op: 'job.set', id: 'y.1', execution: 40n },
+    ]);
+    const get = (id: string) => run([{ op: 'job.get', id }])()![0]!;
+    engine.tick(100n);
+    // No rule: recorded at the firing, 60 ns late, nothing ran.
+    expect(get('y.1')).to.deep.equal({
+      ok: true, kind: 'job', job: { id: 'y.1', execution: 40n, status: 'failed' },
+      attempt: { rule: null, runner: null, startedNs: 100n, latenessNs: 60n, durationNs: 0n, outcome: { kind: 'no_rule' } },
+    });
+    expect(get('x.1')).to.not.have.property('attempt'); // running: nothing recorded yet
+    const record: Attempt = { rule: 'r', runner: 'shell', startedNs: 101n, latenessNs: 91n, durationNs: 7n, outcome: { kind: 'exit', status: 3, stderr: 'no\n' } };
+    engine.result('x.1', dispatched[0]!.attempt, false, record);
+    engine.tick(110n);
+    expect(get('x.1')).to.deep.equal({ ok: true, kind: 'job', job: { id: 'x.1', execution: 10n, status: 'failed' }, attempt: record });
+    // A stale attempt's result changes neither the status nor the record.
+    run([{ op: 'job.set', id: 'x.1', execution: 500n }]);
+    engine.result('x.1', dispatched[0]!.attempt, true, { ...record, outcome: { kind: 'exit', status: 0, stderr: '' } });
+    engine.tick(120n);
+    expect(get('x.1')).to.deep.include({ attempt: record });
+    // REMOVE forgets it; so does stepping down (cluster mode).
+    run([{ op: 'job.remove', id: 'x.1' }]);
+    run([{ op: 'job.set', id: 'x.1', execution: 900n }]);
+    expect(get('x.1')).to.not.have.property('attempt');
+    expect(engine.attempts.size).to.equal(1);
+    engine.forget();
+    expect(get('y.1')).to.not.have.property('attempt');
+  });
+
+  it('answers activity from its source', () => {
+    const view = { intervalMs: 1000, buckets: [{ atMs: 1000, fired: 1, executed: 1, failed: 0, latenessP50Ms: 0.5, latenessMaxMs: 0.5 }] };
+    const engine = new Engine({
+      jobs: new JobStore(), rules: new RuleStore(), journal: null, dispatch: () => {}, stat: () => ({}) as StatValues, onPersistError: () => {}, activity: () => view,
+    });
+    expect(engine.execute({ op: 'activity' })).to.deep.equal({ ok: true, kind: 'activity', activity: view });
+    expect(engine.execute({ op: 'metrics' })).to.deep.include({ ok: false, code: 'not_found' });
   });
 
   it('a command that throws fails alone', () => {

@@ -27,6 +27,7 @@ function operations(doc: Obj): Array<{ path: string; method: string; op: Obj }> 
 
 const ctx = (auth: boolean, cluster: boolean): HttpContext => ({
   dispatch: () => Promise.reject(new Error('not used')),
+  readiness: () => 'ready',
   tokens: auth ? buildTokenTable([{ name: 't', secret: 's', namespace: '*' }]) : null,
   version: '9.8.7',
   cluster,
@@ -107,9 +108,9 @@ describe('http/openapi document', () => {
         }
       });
 
-      it(auth ? 'requires the bearer scheme everywhere but /health and /openapi.json' : 'has no security requirement and no 401/403', () => {
+      it(auth ? 'requires the bearer scheme everywhere but /health, /ready and /openapi.json' : 'has no security requirement and no 401/403', () => {
         for (const { path, method, op } of operations(doc)) {
-          const open = path === '/health' || path === '/openapi.json';
+          const open = path === '/health' || path === '/ready' || path === '/openapi.json';
           const statuses = Object.keys(op['responses'] as Obj);
           if (auth) {
             expect(op['security'], `${method} ${path}`).to.deep.equal(open ? [] : undefined);
@@ -126,6 +127,17 @@ describe('http/openapi document', () => {
           expect(doc['security']).to.equal(undefined);
           expect(doc['components'].securitySchemes).to.equal(undefined);
         }
+      });
+
+      it('documents GET /ready as the readiness probe: 200 ready, 503 starting or stopping, no token', () => {
+        const get = doc['paths']['/ready'].get as Obj;
+        expect(get['operationId']).to.equal('getReady');
+        expect(Object.keys(get['responses'] as Obj).sort()).to.deep.equal(['200', '500', '503']);
+        const examples = (status: string): unknown[] =>
+          Object.values(get['responses'][status].content['application/json'].examples as Obj).map((e) => (e as Obj)['value']);
+        expect(examples('200')).to.deep.equal([{ status: 'ready' }]);
+        expect(examples('503')).to.deep.equal([{ error: 'not ready: starting' }, { error: 'not ready: stopping' }]);
+        expect(doc['paths']['/ready'].head.operationId).to.equal('getReadyHead');
       });
 
       it('names one server, relative: the daemon serving the document is the API', () => {
@@ -169,6 +181,13 @@ describe('http/openapi document', () => {
           for (const status of Object.keys(op['responses'] as Obj)) {
             const media = checker.response(method, path, Number(status))['content'] as Obj | undefined;
             if (media === undefined) continue;
+            if (media['application/json'] === undefined) {
+              // GET /metrics: Prometheus text; its examples are text.
+              const texts = Object.values((media['text/plain'].examples ?? {}) as Obj);
+              expect(texts, `${method} ${path} ${status}`).to.have.length.above(0);
+              for (const e of texts) expect(e['value'], `${method} ${path} ${status}: ${e['summary']}`).to.be.a('string').and.not.equal('');
+              continue;
+            }
             const examples = Object.values((media['application/json'].examples ?? {}) as Obj);
             expect(examples, `${method} ${path} ${status}`).to.have.length.above(0);
             for (const e of examples) {
@@ -185,7 +204,8 @@ describe('http/openapi document', () => {
         expect(schemas.Job.properties.execution).to.include({ type: 'integer', format: 'int64' });
         expect(schemas.Stats.properties.uptime_ns).to.include({ type: 'integer', format: 'int64' });
         const nanos = [...schemaObjects(schemas)].filter((s) => s['type'] === 'integer' && /nanosecond/i.test(String(s['description'] ?? '')));
-        expect(nanos).to.have.length(2);
+        // execution (Job, JobDetail), uptime_ns, and the attempt's started_ns, lateness_ns, duration_ns.
+        expect(nanos).to.have.length(6);
         for (const s of nanos) {
           expect(s['format']).to.equal('int64');
           expect(s['description']).to.contain('2^53');

@@ -92,6 +92,8 @@ export class SchemaChecker {
     }
     const content = r['content'] as Obj | undefined;
     if (content === undefined) return body === '' ? [] : [`${method} ${path} ${status}: body not documented: ${body.slice(0, 200)}`];
+    // A text body (GET /metrics, Prometheus text) is any non-empty text.
+    if (content['application/json'] === undefined && content['text/plain'] !== undefined) return body !== '' ? [] : [`${method} ${path} ${status}: empty text body`];
     const schema = (content['application/json'] as Obj)['schema'];
     const key = `${method} ${path} ${status}`;
     const validate = this.cache.get(key) ?? this.ajv.compile(anchorRefs(schema) as Obj);

@@ -48,6 +48,11 @@ describe('protocol/format', () => {
       expect(formatReply('1', { ok: true, kind: 'done' })).to.equal('1 OK\n');
       const job: Job = { id: 'p.a', execution: 1775822400123456789n, status: 'planned' };
       expect(formatReply('2', { ok: true, kind: 'job', job })).to.equal('2 OK planned 1775822400123456789\n');
+      // The last attempt a GET /jobs/{id} shows never reaches the TCP line.
+      const attempt = { rule: 'r.', runner: 'shell', startedNs: 1n, latenessNs: 1n, durationNs: 1n, outcome: { kind: 'exit', status: 3, stderr: 'x y\n' } } as const;
+      expect(formatReply('2', { ok: true, kind: 'job', job, attempt })).to.equal('2 OK planned 1775822400123456789\n');
+      expect(formatReply('3', { ok: true, kind: 'metrics', text: '# x\n' })).to.equal('3 ERROR internal\n');
+      expect(formatReply('4', { ok: true, kind: 'activity', activity: { intervalMs: 1000, buckets: [] } })).to.equal('4 ERROR internal\n');
       expect(formatReply('2', { ok: true, kind: 'job', job: { ...job, execution: -9223372036854775808n, status: 'failed' } }))
         .to.equal('2 OK failed -9223372036854775808\n');
     });

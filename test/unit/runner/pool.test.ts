@@ -1,7 +1,13 @@
 import { expect } from 'chai';
+import type { AttemptOutcome } from '../../../lib/domain/attempt.ts';
 import type { Execution, RunnerContext } from '../../../lib/runner/execution.ts';
-import { RunnerPool } from '../../../lib/runner/pool.ts';
+import { RunnerPool, type RunReport } from '../../../lib/runner/pool.ts';
 import { capturingContext, makeExecution, waitFor } from '../../helpers/runner-context.ts';
+
+const EXIT_0: AttemptOutcome = { kind: 'exit', status: 0, stderr: '' };
+const EXIT_1: AttemptOutcome = { kind: 'exit', status: 1, stderr: 'no\n' };
+/** The outcome of a run that succeeded or failed. */
+const outcome = (ok: boolean): AttemptOutcome => (ok ? EXIT_0 : EXIT_1);
 
 interface Call {
   exec: Execution;
@@ -13,7 +19,7 @@ interface Call {
 function controllableRun() {
   const calls: Call[] = [];
   const run = (exec: Execution, _ctx: RunnerContext, signal: AbortSignal) =>
-    new Promise<boolean>((resolve) => { calls.push({ exec, signal, resolve }); });
+    new Promise<AttemptOutcome>((resolve) => { calls.push({ exec, signal, resolve: (ok) => resolve(outcome(ok)) }); });
   return { calls, run };
 }
 
@@ -59,7 +65,7 @@ describe('runner/pool', () => {
 
   it('never calls onResult synchronously inside submit, and reports a duration', async () => {
     const results: number[] = [];
-    const pool = new RunnerPool({ maxInflight: 4, ctx: capturingContext().ctx, run: async () => true, onResult: (_e, _ok, ms) => results.push(ms) });
+    const pool = new RunnerPool({ maxInflight: 4, ctx: capturingContext().ctx, run: async () => EXIT_0, onResult: (_e, _ok, ms) => results.push(ms) });
     pool.submit(jobs(1)[0]!);
     expect(results).to.have.length(0);
     await settle();
@@ -69,10 +75,10 @@ describe('runner/pool', () => {
 
   it('turns a runner that throws or rejects into a failure and keeps going', async () => {
     const results: [string, boolean][] = [];
-    const run = (exec: Execution): Promise<boolean> => {
+    const run = (exec: Execution): Promise<AttemptOutcome> => {
       if (exec.jobId === 'job.0') throw new Error('sync bug');
       if (exec.jobId === 'job.1') return Promise.reject(new Error('async bug'));
-      return Promise.resolve(true);
+      return Promise.resolve(EXIT_0);
     };
     const { ctx, lines } = capturingContext();
     const pool = new RunnerPool({ maxInflight: 1, ctx, run, onResult: (e, ok) => results.push([e.jobId, ok]) });
@@ -85,7 +91,7 @@ describe('runner/pool', () => {
 
   it('survives an onResult that throws', async () => {
     let calls = 0;
-    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run: async () => true, onResult: () => { calls++; throw new Error('boom'); } });
+    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run: async () => EXIT_0, onResult: () => { calls++; throw new Error('boom'); } });
     for (const e of jobs(3)) pool.submit(e);
     await waitFor(() => calls === 3, 2000, 'three results');
     expect(pool.inflight).to.equal(0);
@@ -131,7 +137,7 @@ describe('runner/pool', () => {
   });
 
   it('stop() with nothing running resolves at once', async () => {
-    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run: async () => true, onResult: () => {} });
+    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run: async () => EXIT_0, onResult: () => {} });
     const started = Date.now();
     const first = pool.stop(10_000);
     expect(pool.stop(5)).to.equal(first);
@@ -141,7 +147,7 @@ describe('runner/pool', () => {
 
   it('keeps FIFO order through a long queue', async () => {
     const order: string[] = [];
-    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run: async () => true, onResult: (e) => order.push(e.jobId) });
+    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run: async () => EXIT_0, onResult: (e) => order.push(e.jobId) });
     const execs = jobs(20_000);
     for (const e of execs) pool.submit(e);
     expect(pool.pending).to.equal(19_999);
@@ -154,5 +160,53 @@ describe('runner/pool', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
       expect(() => new RunnerPool({ maxInflight: bad, ctx: capturingContext().ctx, onResult: () => {} })).to.throw(RangeError);
     }
+  });
+  it('reports each start, then each result with its outcome, start time and duration', async () => {
+    const { calls, run } = controllableRun();
+    const events: string[] = [];
+    const reports: RunReport[] = [];
+    const pool = new RunnerPool({
+      maxInflight: 1, ctx: capturingContext().ctx, run,
+      onStart: (e, startedNs) => { events.push(`start ${e.jobId}`); expect(startedNs > 1_600_000_000_000_000_000n).to.equal(true); },
+      onResult: (e, ok, ms, report) => { events.push(`result ${e.jobId} ${ok}`); reports.push(report); expect(ms).to.equal(Number(report.durationNs) / 1e6); },
+    });
+    const [a, b] = jobs(2);
+    pool.submit(a!);
+    pool.submit(b!);
+    expect(events).to.deep.equal(['start job.0']);
+    await new Promise((r) => setTimeout(r, 20));
+    calls[0]!.resolve(false);
+    await waitFor(() => calls.length === 2, 2000, 'the second start');
+    calls[1]!.resolve(true);
+    await waitFor(() => reports.length === 2, 2000, 'two results');
+    expect(events).to.deep.equal(['start job.0', 'result job.0 false', 'start job.1', 'result job.1 true']);
+    expect(reports.map((r) => r.outcome)).to.deep.equal([EXIT_1, EXIT_0]);
+    expect(reports[0]!.durationNs >= 15_000_000n, 'ran about 20 ms').to.equal(true);
+    expect(reports[1]!.startedNs >= reports[0]!.startedNs + reports[0]!.durationNs).to.equal(true);
+  });
+
+  it('a runner that throws is a runner error; success follows the outcome, not the runner', async () => {
+    const results: Array<[boolean, AttemptOutcome]> = [];
+    const outcomes: AttemptOutcome[] = [{ kind: 'http_response', status: 204 }, { kind: 'http_response', status: 302 }, { kind: 'delivered' }];
+    const run = (exec: Execution): Promise<AttemptOutcome> => {
+      const i = Number(exec.jobId.slice('job.'.length));
+      return i < outcomes.length ? Promise.resolve(outcomes[i]!) : Promise.reject(new Error('bug'));
+    };
+    const pool = new RunnerPool({ maxInflight: 1, ctx: capturingContext().ctx, run, onResult: (_e, ok, _ms, r) => results.push([ok, r.outcome]) });
+    for (const e of jobs(4)) pool.submit(e);
+    await waitFor(() => results.length === 4, 2000, 'four results');
+    expect(results.map(([ok]) => ok)).to.deep.equal([true, false, true, false]);
+    expect(results[3]![1]).to.deep.equal({ kind: 'runner_error', error: 'the runner failed unexpectedly' });
+  });
+
+  it('stop() tells onAbandoned of each execution it gave up on, outcome aborted', async () => {
+    const { calls, run } = controllableRun();
+    const abandoned: Array<[string, string]> = [];
+    const pool = new RunnerPool({ maxInflight: 2, ctx: capturingContext().ctx, run, onResult: () => {}, onAbandoned: (e, r) => abandoned.push([e.jobId, r.outcome.kind]) });
+    for (const e of jobs(2)) pool.submit(e);
+    calls[0]!.resolve(true);
+    await settle();
+    await pool.stop(0);
+    expect(abandoned).to.deep.equal([['job.1', 'aborted']]);
   });
 });

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
-import { CLUSTER_METRIC_NAMES, createInstruments, engineObserver, METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
+import { CLUSTER_METRIC_NAMES, createInstruments, engineObserver, EXECUTION_METRIC_NAMES, METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
+import { startMetricsOnly } from '../../../lib/telemetry/metrics.ts';
+import { silentLogger } from '../../../lib/log.ts';
 
 class TestReader extends MetricReader {
   protected onShutdown(): Promise<void> { return Promise.resolve(); }
@@ -109,5 +111,47 @@ describe('telemetry/instruments', () => {
       expect([...got.keys()].filter((n) => n.startsWith('tickd.cluster.'))).to.deep.equal([]);
       await provider.shutdown();
     });
+  });
+  it('records lateness and counts outcomes by runner kind and outcome kind, no-rule jobs included', async () => {
+    const reader = new TestReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const m = createInstruments(provider.getMeter('t'), { connections: () => 0, rules: () => 0, compactions: () => 0 });
+    m.lateness(1.5);
+    m.lateness(-3); // a wall clock stepped back: counted as 0
+    m.outcome('shell', 'exit', false);
+    m.outcome('shell', 'exit', false);
+    m.outcome('http', 'http_response', true);
+    engineObserver(m).fired({ id: 'j', execution: 1_000_000n, status: 'planned' }, 'no-rule', 3_000_000n);
+    const got = await collect(reader);
+    expect([...got.keys()]).to.include.members([...EXECUTION_METRIC_NAMES]);
+    const lateness = got.get('tickd.execution.lateness_ms')!;
+    expect(lateness.descriptor.unit).to.equal('ms');
+    const h = lateness.dataPoints[0]!.value as { count: number; sum: number };
+    expect([h.count, h.sum]).to.deep.equal([3, 3.5]);
+    const outcomes = got.get('tickd.execution.outcomes')!;
+    expect(outcomes.descriptor.unit).to.equal('{execution}');
+    expect(outcomes.dataPoints.map((p) => [p.attributes, p.value])).to.deep.equal([
+      [{ 'tickd.runner.kind': 'shell', 'tickd.runner.outcome': 'exit', 'tickd.outcome': 'failed' }, 2],
+      [{ 'tickd.runner.kind': 'http', 'tickd.runner.outcome': 'http_response', 'tickd.outcome': 'executed' }, 1],
+      [{ 'tickd.runner.kind': 'none', 'tickd.runner.outcome': 'no_rule', 'tickd.outcome': 'failed' }, 1],
+    ]);
+    await provider.shutdown();
+  });
+
+  it('writes the Prometheus text from a pull reader when OTLP export is off', async () => {
+    const meters = startMetricsOnly({ serviceName: 'tickd', serviceVersion: '9.8.7', log: silentLogger() });
+    const m = meters.instruments({ connections: () => 2, rules: () => 1, compactions: () => 0 });
+    m.executed(false, 4);
+    m.outcome('shell', 'exit', false);
+    m.lateness(0.7);
+    const text = await meters.scrape!();
+    expect(text).to.include('# TYPE tickd_execution_outcomes_total counter');
+    expect(text).to.match(/^tickd_execution_outcomes_total\{tickd_runner_kind="shell",tickd_runner_outcome="exit",tickd_outcome="failed",otel_scope_name="tickd",otel_scope_version="9\.8\.7"\} 1$/m);
+    expect(text).to.include('# TYPE tickd_execution_lateness_ms histogram');
+    expect(text).to.match(/^tickd_execution_lateness_ms_bucket\{[^}]*le="1"\} 1$/m);
+    expect(text).to.match(/^tickd_jobs_executed_total\{tickd_outcome="failed",[^}]*\} 1$/m);
+    expect(text).to.match(/^tickd_connections_active\{[^}]*\} 2$/m);
+    expect(text).to.match(/^target_info\{[^}]*service_name="tickd",service_version="9\.8\.7"/m);
+    await meters.shutdown(100);
   });
 });

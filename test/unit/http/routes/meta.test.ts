@@ -9,6 +9,7 @@ import { silentLogger } from '../../../../lib/log.ts';
 import { createApp } from '../../../../lib/http/app.ts';
 import { toJson } from '../../../../lib/http/json.ts';
 import { clusterToJson, statToJson } from '../../../../lib/http/routes/meta.ts';
+import type { Readiness } from '../../../../lib/http/route.ts';
 
 const sample = (): Record<string, string | bigint> => {
   const s: Record<string, string | bigint> = {};
@@ -68,7 +69,7 @@ describe('http/routes/meta GET /cluster (fake primary)', () => {
     const seen: Command[] = [];
     const tokens = auth ? buildTokenTable([{ name: 'a', secret: 'sa', namespace: 'a.' }]) : null;
     const dispatch = (cmd: Command): Promise<Reply> => { seen.push(cmd); return Promise.resolve(reply); };
-    return { seen, app: createApp({ dispatch, tokens, version: '1.2.3', cluster }, silentLogger()) };
+    return { seen, app: createApp({ dispatch, readiness: () => 'ready', tokens, version: '1.2.3', cluster }, silentLogger()) };
   };
   const documented = async (app: ReturnType<typeof createApp>): Promise<string[]> =>
     Object.keys((JSON.parse((await request(app, '/openapi.json')).body) as { paths: object }).paths);
@@ -106,5 +107,35 @@ describe('http/routes/meta GET /cluster (fake primary)', () => {
     expect(seen).to.deep.equal([]);
     expect((await request(app, '/cluster', { authorization: 'Bearer sa' })).status).to.equal(200);
     expect(seen).to.deep.equal([{ op: 'cluster' }]);
+  });
+});
+
+describe('http/routes/meta GET /ready and GET /health', () => {
+  const appIn = (readiness: () => Readiness, auth: boolean) => {
+    const seen: Command[] = [];
+    const tokens = auth ? buildTokenTable([{ name: 'a', secret: 'sa', namespace: 'a.' }]) : null;
+    const dispatch = (cmd: Command): Promise<Reply> => { seen.push(cmd); return Promise.reject(new Error('not used')); };
+    return { seen, app: createApp({ dispatch, readiness, tokens, version: '1.2.3', cluster: false }, silentLogger()) };
+  };
+
+  it('answers the phase the worker was last told, without a token and without asking the primary', async () => {
+    for (const auth of [false, true]) {
+      let now: Readiness = 'starting';
+      const { seen, app } = appIn(() => now, auth);
+      const answers: Array<[number, string]> = [];
+      for (const phase of ['starting', 'ready', 'stopping'] as const) {
+        now = phase;
+        const res = await request(app, '/ready');
+        answers.push([res.status, res.body]);
+        // Liveness does not depend on the phase.
+        expect([(await request(app, '/health')).status, phase]).to.deep.equal([200, phase]);
+      }
+      expect(answers, `auth ${auth}`).to.deep.equal([
+        [503, '{"error":"not ready: starting"}'],
+        [200, '{"status":"ready"}'],
+        [503, '{"error":"not ready: stopping"}'],
+      ]);
+      expect(seen).to.deep.equal([]);
+    }
   });
 });

@@ -1,0 +1,47 @@
+import { expect } from 'chai';
+import type { Attempt } from '../../../lib/domain/attempt.ts';
+import { LastAttempts, MAX_ATTEMPT_RECORDS } from '../../../lib/store/attempts.ts';
+
+const attempt = (status: number): Attempt => ({
+  rule: 'r.', runner: 'shell', startedNs: 10n, latenessNs: 1n, durationNs: 5n, outcome: { kind: 'exit', status, stderr: '' },
+});
+
+describe('store/attempts (LastAttempts)', () => {
+  it('keeps one record per job, the latest', () => {
+    const store = new LastAttempts(10);
+    store.record('a', attempt(1));
+    store.record('a', attempt(2));
+    expect(store.size).to.equal(1);
+    expect(store.get('a')).to.deep.equal(attempt(2));
+    expect(store.get('b')).to.equal(undefined);
+  });
+
+  it('holds at most its capacity, evicting the record written longest ago', () => {
+    const store = new LastAttempts(3);
+    for (const id of ['a', 'b', 'c']) store.record(id, attempt(0));
+    store.record('a', attempt(1)); // a is now the newest: b is the oldest
+    store.record('d', attempt(0));
+    expect([...store.entries()].map(([id]) => id)).to.deep.equal(['c', 'a', 'd']);
+    expect(store.size).to.equal(3);
+    for (let i = 0; i < 1000; i++) store.record(`x${i}`, attempt(i));
+    expect(store.size).to.equal(3);
+    expect([...store.entries()].map(([id]) => id)).to.deep.equal(['x997', 'x998', 'x999']);
+  });
+
+  it('forgets a job on delete, everything on clear', () => {
+    const store = new LastAttempts(3);
+    store.record('a', attempt(0));
+    store.record('b', attempt(0));
+    store.delete('a');
+    store.delete('nope');
+    expect([...store.entries()].map(([id]) => id)).to.deep.equal(['b']);
+    store.clear();
+    expect(store.size).to.equal(0);
+  });
+
+  it('defaults to 100 000 records and refuses a capacity that is not a positive integer', () => {
+    expect(MAX_ATTEMPT_RECORDS).to.equal(100_000);
+    expect(new LastAttempts().capacity).to.equal(100_000);
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new LastAttempts(bad)).to.throw(RangeError);
+  });
+});
