@@ -1,25 +1,39 @@
-// Reading a cluster's stream from its first message: the daemon's start-up replay and
-// `tickd dump --cluster` (dump-stream.ts). Every message from the first to the stream's last
-// sequence at the start, in order, decoded with the logfile's payload codec; an ordered
-// consumer (ephemeral, in memory, no acknowledgements) reads it in flow-controlled batches.
+// Reading a cluster's stream from its first message to its last sequence at the start.
 //
-// Where the read stops: at the stream's last sequence as it was when the dump started, or
+// The daemon's replay (replayStream) needs every record but no order across identifiers: it
+// reads through stream-scan.ts (plain pull consumers into core subscriptions, ranges of
+// sequences that may be read at once), about twice as fast as the client's ordered consumer
+// at a million records. `tickd dump --cluster` (dump-stream.ts) prints in stream order:
+// readStream, an ordered consumer (ephemeral, in memory, no acknowledgements) reading in
+// flow-controlled batches.
+//
+// Where a read stops: at the stream's last sequence as it was when the read started, or
 // earlier at a message after which the consumer has nothing pending. The last sequence may
 // name a message that is gone: the journal purges a removal once acknowledged, so a stream
 // whose last write was a removal ends on a deleted sequence that is never delivered. For the
 // same reason (messages purged between the look at the stream and their delivery) a read
 // that waits IDLE_MS without a message asks the server whether anything is pending at all.
-//
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { BaseApiClientImpl } from '@nats-io/jetstream/internal';
 import { decodePayload } from '../logfile/codec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import type { ClusterSubjects } from './subjects.ts';
+import { scanStream } from './stream-scan.ts';
 
 /** `between` runs after each run of this many messages. */
 const BATCH = 1_000;
 /** Messages the consumer asks the server for at once: fewer round trips on a long replay. */
 const PULL = 20_000;
 const IDLE_MS = 1_000;
+/**
+ * Ranges the replay reads at once, each of at least MIN_RANGE sequences (a consumer costs a
+ * few requests). One: this process's parsing of the messages is the bottleneck, and two
+ * ranges cost about 10% more CPU here and on the server (1M records, 3 servers on 2 cores:
+ * 4.1 s and 3.0 s against 4.5 s and 3.35 s), for no gain in time. More ranges pay only while
+ * this process waits for the server.
+ */
+const REPLAY_PARTS = 1;
+const MIN_RANGE = 50_000;
 
 export interface StreamReplay {
   readonly records: number;
@@ -27,12 +41,31 @@ export interface StreamReplay {
   readonly lastSeq: number;
 }
 
-/** The daemon's start-up replay: every record into onRecord; the sequence to write after. */
+/**
+ * The daemon's replay: every record into onRecord, once, in sequence order only among those
+ * of the same identifier (of which the stream holds one; see stream-scan.ts); the sequence
+ * to write (or follow) after.
+ */
 export async function replayStream(
   js: JetStreamClient, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void,
 ): Promise<StreamReplay> {
-  const { state } = await jsm.streams.info(subjects.stream);
-  const records = await readStream(js, jsm, subjects.stream, onRecord, async () => {});
+  const { stream } = subjects;
+  const info = await jsm.streams.info(stream);
+  const { state } = info;
+  // The scan needs the connection under the manager: any other manager gets the ordered read.
+  if (!(jsm instanceof BaseApiClientImpl)) return { records: await readStream(js, jsm, stream, onRecord, async () => {}), lastSeq: state.last_seq };
+  if (state.messages === 0) return { records: 0, lastSeq: state.last_seq };
+  const peers = [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter((p) => p !== undefined);
+  const parts = Math.max(1, Math.min(REPLAY_PARTS, Math.floor((state.last_seq - state.first_seq + 1) / MIN_RANGE)));
+  const records = await scanStream(jsm.nc, jsm, { stream, first: state.first_seq, last: state.last_seq, parts, peers }, (data, seq, m) => {
+    let rec: LogRecord;
+    try {
+      rec = decodePayload(data, 0);
+    } catch (err) {
+      throw new StreamDecodeError(stream, seq, m.subject, err);
+    }
+    onRecord(rec, seq);
+  });
   return { records, lastSeq: state.last_seq };
 }
 

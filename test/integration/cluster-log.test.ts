@@ -10,7 +10,10 @@ import { Daemon } from '../helpers/daemon.ts';
 import { LineClient, jobStatus, nowNs, waitFor } from '../helpers/client.ts';
 import { requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { replayStream } from '../../lib/jetstream/replay.ts';
+import { scanStream } from '../../lib/jetstream/stream-scan.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
+import { encodeRecord } from '../../lib/logfile/codec.ts';
 
 const TTL = '1s';
 
@@ -97,6 +100,36 @@ describe('cluster mode: the log on a JetStream stream', function () {
     daemons.splice(0);
     const second = await start(clusterArgs(nats), dir);
     expect(await lines(await client(second), 'q', 'QUERY')).to.deep.equal(['keep.1 planned 4000000000000000000']);
+  });
+
+  it('the replay reads every message once, in ranges read in parallel, with messages deleted (the last one too), and leaves no consumer', async () => {
+    nats = await startNats(bin, 3);
+    const nc = await connect({ servers: nats.urls.split(',') });
+    try {
+      const jsm = await jetstreamManager(nc, { checkAPI: false });
+      const js = jetstream(nc);
+      const subjects = clusterSubjects('scan');
+      const add = () => jsm.streams.add({ name: 'scan', subjects: [subjects.all], max_msgs_per_subject: 1, num_replicas: 3 });
+      await waitFor(() => add().then(() => true, () => false), 20_000, 'an R3 stream (the NATS cluster elects its leader first)');
+      for (let i = 1; i <= 40; i++) await js.publish(subjects.job(`j.${i}`), encodeRecord({ t: 'job', job: { id: `j.${i}`, execution: BigInt(i), status: 'planned' } }).subarray(4));
+      // Gone: a run inside a range, the whole range 21-30 of the 5-range read below, the last.
+      const gone = [5, 6, 7, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 40];
+      for (const seq of gone) await jsm.streams.deleteMessage('scan', seq);
+      const kept = Array.from({ length: 40 }, (_, i) => i + 1).filter((seq) => !gone.includes(seq));
+      const replayed: number[] = [];
+      const replay = await replayStream(js, jsm, subjects, (rec, seq) => { if (rec.t === 'job' && rec.job.id === `j.${seq}`) replayed.push(seq); });
+      expect(replay).to.deep.equal({ records: kept.length, lastSeq: 40 });
+      expect(replayed).to.deep.equal(kept);
+      // Read as a stale view would (last 50): the range 41-50 finds nothing and ends by asking.
+      const info = await jsm.streams.info('scan');
+      const peers = [info.cluster!.leader!, ...info.cluster!.replicas!.map((r) => r.name)];
+      const scanned: number[] = [];
+      expect(await scanStream(nc, jsm, { stream: 'scan', first: 1, last: 50, parts: 5, peers }, (_data, seq) => scanned.push(seq))).to.equal(kept.length);
+      expect(scanned.sort((a, b) => a - b)).to.deep.equal(kept);
+      expect((await jsm.streams.info('scan')).state.consumer_count).to.equal(0);
+    } finally {
+      await nc.close();
+    }
   });
 
   it('SIGKILL while a client streams SETs, 20 times: every acknowledged SET is there after the restart', async () => {
