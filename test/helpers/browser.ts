@@ -100,3 +100,57 @@ export class PageWatch {
     return this.requests.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob|about):/.test(url));
   }
 }
+
+/** What installPerfProbe saw of a page load, from the page's own Performance API. */
+export interface PerfReport {
+  /** ms from navigation start to the first frame after the first `selector` match appeared. */
+  readonly firstRenderMs: number;
+  /** Durations (ms) of every long task (>= 50 ms, PerformanceObserver 'longtask'). */
+  readonly longTasks: readonly number[];
+  /** Elements in the document now. */
+  readonly elements: number;
+  /** Every fetch since navigation: path, start (ms since navigation), bytes transferred. */
+  readonly requests: ReadonlyArray<{ readonly path: string; readonly startMs: number; readonly bytes: number }>;
+}
+
+/**
+ * Before the page's own scripts run: records long tasks, and the time of the first frame
+ * painted after an element matching `selector` appeared (a MutationObserver notes the
+ * insertion; requestAnimationFrame then a task marks the frame that shows it). With
+ * `sessionToken`, the console's token is in the tab's sessionStorage from the start.
+ * (Browser code is text here: the project's TypeScript has no DOM library.)
+ */
+export async function installPerfProbe(page: Page, selector: string, sessionToken?: string): Promise<void> {
+  await page.addInitScript({
+    content: `(() => {
+      const token = ${JSON.stringify(sessionToken ?? null)};
+      if (token !== null) sessionStorage.setItem('tickd.token', token);
+      const probe = { first: -1, tasks: [] };
+      window.__perfProbe = probe;
+      performance.setResourceTimingBufferSize(100000);
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) probe.tasks.push(e.duration); })
+        .observe({ type: 'longtask', buffered: true });
+      const seen = new MutationObserver(() => {
+        if (document.querySelector(${JSON.stringify(selector)}) === null) return;
+        seen.disconnect();
+        requestAnimationFrame(() => setTimeout(() => { probe.first = performance.now(); }, 0));
+      });
+      seen.observe(document, { childList: true, subtree: true });
+    })();`,
+  });
+}
+
+/** Waits for the probed first render, then reads the report. */
+export async function readPerfProbe(page: Page, timeoutMs = 120_000): Promise<PerfReport> {
+  // A function, not text: a text predicate is compiled in the page, which the console's CSP forbids.
+  await page.waitForFunction(() => (globalThis as unknown as { __perfProbe: { first: number } }).__perfProbe.first >= 0, undefined, { timeout: timeoutMs });
+  return page.evaluate(`({
+    firstRenderMs: window.__perfProbe.first,
+    longTasks: [...window.__perfProbe.tasks],
+    elements: document.getElementsByTagName('*').length,
+    requests: performance.getEntriesByType('resource').map((e) => {
+      const url = new URL(e.name);
+      return { path: url.pathname + url.search, startMs: e.startTime, bytes: e.transferSize };
+    }),
+  })`) as Promise<PerfReport>;
+}

@@ -3,8 +3,9 @@
 // a cookie), so namespaces apply exactly as for any API client; API paths are resolved
 // against the page (/ui/ -> /jobs), which keeps a reverse proxy's prefix; bodies are read as
 // text and parsed with parseExact so integers keep every digit; an error carries the API's
-// {"error"} message unchanged.
-import { parseExact } from './format.js';
+// {"error"} message unchanged. Listings are read one page at a time (limit + cursor), never
+// whole: the console shows a page, and the counts come from /stats.
+import { nextCursor, pageQuery, parseExact } from './format.js';
 
 const TOKEN_KEY = 'tickd.token';
 
@@ -60,23 +61,6 @@ export async function call(method, path, options = {}) {
   return (await exchange(method, path, options)).body;
 }
 
-const NEXT_LINK = /<([^>]*)>\s*;\s*rel="?next"?/;
-
-/**
- * Every entry of a paged listing: follows the `Link: <…>; rel="next"` headers to the end.
- * (The console still shows whole lists; paging through them on screen is for a later change.)
- */
-async function listAll(path) {
-  const out = [];
-  for (let next = path; next !== null;) {
-    const { body, response } = await exchange('GET', next, {});
-    out.push(...body);
-    const link = NEXT_LINK.exec(response.headers.get('Link') ?? '');
-    next = link === null ? null : link[1];
-  }
-  return out;
-}
-
 async function exchange(method, path, { token = storedToken(), body } = {}) {
   const headers = { Accept: 'application/json' };
   if (token !== '') headers.Authorization = `Bearer ${token}`;
@@ -98,26 +82,41 @@ async function exchange(method, path, { token = storedToken(), body } = {}) {
   return { body: text === '' ? null : parseExact(text), response };
 }
 
+/** One page of a listing: its entries and the cursor of the next page (null on the last). */
+async function page(kind, { limit, cursor, prefix }) {
+  const { body, response } = await exchange('GET', `/${kind}?${pageQuery({ limit, cursor, prefix })}`, {});
+  return { items: Array.isArray(body) ? body : [], next: nextCursor(response.headers.get('Link')) };
+}
+
 /**
  * What the server offers, from the open /openapi.json: `needsToken` when it declares bearer
  * security, `cluster` when it has GET /cluster (cluster mode only: a node running alone has no
- * such route, and asking anyway would only log a 404 on every refresh).
+ * such route, and asking anyway would only log a 404 on every refresh), `activity` when it has
+ * GET /activity (the chart's data).
  */
 export async function serverFeatures() {
   const doc = await call('GET', '/openapi.json', { token: '' });
+  const paths = typeof doc?.paths === 'object' && doc.paths !== null ? doc.paths : {};
   return {
     needsToken: Array.isArray(doc?.security) && doc.security.length > 0,
-    cluster: typeof doc?.paths === 'object' && doc.paths !== null && Object.hasOwn(doc.paths, '/cluster'),
+    cluster: Object.hasOwn(paths, '/cluster'),
+    activity: Object.hasOwn(paths, '/activity'),
   };
 }
 
+const path = (kind, id) => `/${kind}/${encodeURIComponent(id)}`;
+
 export const api = {
+  /** GET /stats with a token not yet kept: how a typed token is checked before it is stored. */
+  checkToken: (token) => call('GET', '/stats', { token }),
   stats: () => call('GET', '/stats'),
+  activity: () => call('GET', '/activity'),
   cluster: () => call('GET', '/cluster'),
-  jobs: (prefix) => listAll(prefix === '' ? '/jobs?limit=10000' : `/jobs?limit=10000&prefix=${encodeURIComponent(prefix)}`),
-  putJob: (id, execution) => call('PUT', `/jobs/${encodeURIComponent(id)}`, { body: { execution } }),
-  deleteJob: (id) => call('DELETE', `/jobs/${encodeURIComponent(id)}`),
-  rules: () => listAll('/rules?limit=10000'),
-  putRule: (id, body) => call('PUT', `/rules/${encodeURIComponent(id)}`, { body }),
-  deleteRule: (id) => call('DELETE', `/rules/${encodeURIComponent(id)}`),
+  jobsPage: (query) => page('jobs', query),
+  job: (id) => call('GET', path('jobs', id)),
+  putJob: (id, execution) => call('PUT', path('jobs', id), { body: { execution } }),
+  deleteJob: (id) => call('DELETE', path('jobs', id)),
+  rulesPage: (query) => page('rules', query),
+  putRule: (id, body) => call('PUT', path('rules', id), { body }),
+  deleteRule: (id) => call('DELETE', path('rules', id)),
 };

@@ -1,27 +1,35 @@
-// The console's controller: token session, the refresh loop (every REFRESH_MS while the tab
-// is visible), and the job and rule forms. Invariants: no data call is made without a token
-// when the server needs one (so a fresh page does not fill the log with 401s), nor to a route
-// its /openapi.json does not list (/cluster on a node running alone: a 404 every refresh);
-// one refresh at a time (one asked for meanwhile runs right after); every API failure is shown
-// in the alert region with the API's message verbatim; after each successful change the page
-// refreshes.
-import { api, ApiError, serverFeatures, storedToken, storeToken } from './api.js';
-import { isoFromNow, nodeLabel, nsToIso, ruleBody } from './format.js';
-import { clearRendered, renderCounts, renderJobs, renderMessages, renderNode, renderRules, renderStats } from './render.js';
+// The console's controller: learns what the server offers, wires the parts (session, jobs,
+// rules, job detail) and runs the refresh loop: every REFRESH_MS while the tab is visible it
+// asks /stats, and for each part on screen (IntersectionObserver) its data: /activity for the
+// chart, the page of jobs shown, the page of rules shown, the open job detail. Invariants: no
+// data call is made without a token when the server needs one (so a fresh page does not fill
+// the log with 401s), nor to a route its /openapi.json does not list (/cluster on a node
+// running alone: a 404 every refresh); one refresh at a time (one asked for meanwhile runs
+// right after, with the parts both wanted); answers that arrive after the token changed are
+// dropped; a 401 on a refresh drops the token; every other API failure is shown in the alert
+// region with the API's message verbatim.
+import { api, ApiError, serverFeatures, storedToken } from './api.js';
+import { renderChart } from './chart.js';
+import { closeDetail, detailState, reloadDetail, setupDetail } from './detail.js';
+import { nodeLabel } from './format.js';
+import { deleteJob, editJob, jobsList, setupJobs } from './jobs.js';
+import { clearRendered, refreshRelative, renderCounts, renderMessages, renderNode, renderStats } from './render.js';
+import { rulesList, setupRules } from './rules.js';
+import { canCall, setNeedsToken, setupSession, showSession, tokenRefused } from './session.js';
 
-const REFRESH_MS = 5000;
+const REFRESH_MS = 2000;
 const $ = (id) => document.getElementById(id);
+/** Section element id -> the part of the refresh it shows. */
+const SECTIONS = { 'overview-section': 'activity', 'jobs-section': 'jobs', 'rules-section': 'rules' };
 
 const state = {
-  needsToken: true,
-  // Whether /openapi.json lists GET /cluster; until it is known, /cluster is not asked.
   cluster: false,
-  prefix: '',
+  activity: false,
   refreshing: false,
-  again: false,
+  again: null,
   timer: 0,
-  jobs: [],
-  rules: [],
+  // Parts on screen; all of them until the IntersectionObserver first reports.
+  visible: new Set(Object.values(SECTIONS)),
   errors: { session: [], refresh: [], action: [] },
 };
 
@@ -38,56 +46,60 @@ function say(text) {
   $('status').textContent = text;
 }
 
-function canCall() {
-  return !state.needsToken || storedToken() !== '';
+/** A failed call outside the loop (paging, the detail): a 401 drops the token, others show. */
+function onError(err) {
+  if (err instanceof ApiError && err.status === 401) tokenRefused();
+  else showErrors('refresh', [describe(err)]);
 }
 
-function showSession() {
-  const token = storedToken();
-  $('session-state').textContent = !state.needsToken
-    ? 'This server has no token file: every call is allowed without a token.'
-    : token === '' ? 'This server needs a token: enter one to see data.' : 'A token is in use for this tab.';
-  $('forget-token').disabled = token === '';
+/** The calls of one refresh: [name, promise, show]; `force` adds parts not on screen. */
+function calls(force) {
+  const want = (part) => state.visible.has(part) || force.has(part);
+  const list = [['stats', api.stats(), (stats) => { renderStats($('stats'), stats); renderCounts($('counts'), stats); }]];
+  if (state.activity && want('activity')) list.push(['activity', api.activity(), (a) => renderChart($('activity-chart'), a)]);
+  if (state.cluster) list.push(['cluster', api.cluster(), (view) => renderNode($('node'), nodeLabel(view))]);
+  if (want('jobs')) list.push(['jobs', jobsList.request(), (answer) => jobsList.show(answer)]);
+  if (want('rules')) list.push(['rules', rulesList.request(), (answer) => rulesList.show(answer)]);
+  return list;
 }
 
-/** Puts one round of answers on the page; `cluster` is absent when the server has no /cluster. */
-function show([stats, jobs, rules, cluster]) {
-  const failures = [stats, jobs, rules, cluster].filter((r) => r?.status === 'rejected').map((r) => describe(r.reason));
-  if (stats.status === 'fulfilled') renderStats($('stats'), stats.value);
-  if (cluster?.status === 'fulfilled') renderNode($('node'), nodeLabel(cluster.value));
-  if (jobs.status === 'fulfilled') {
-    state.jobs = jobs.value;
-    renderJobs($('jobs'), state.jobs);
-    renderCounts($('counts'), state.jobs);
+/** Puts one round of answers on the page, unless the token changed or was refused meanwhile. */
+function apply(token, list, results) {
+  // If the token changed meanwhile, these answers belong to someone else.
+  if (storedToken() !== token) return;
+  if (results.some((r) => r.status === 'rejected' && r.reason instanceof ApiError && r.reason.status === 401)) {
+    tokenRefused();
+    return;
   }
-  if (rules.status === 'fulfilled') {
-    state.rules = rules.value;
-    renderRules($('rules'), state.rules);
-  }
-  showErrors('refresh', failures);
+  results.forEach((r, i) => { if (r.status === 'fulfilled') list[i][2](r.value); });
+  refreshRelative($('jobs'), Date.now());
+  showErrors('refresh', results.filter((r) => r.status === 'rejected').map((r) => describe(r.reason)));
   $('refreshed').textContent = `Last refreshed ${new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
 }
 
-async function refresh() {
+/** One round of calls; `force` names parts to fetch even when off screen ('all' for every one). */
+async function refresh(force = new Set()) {
   if (!canCall()) return;
   if (state.refreshing) {
     // One in flight may have started before a change: run once more when it ends.
-    state.again = true;
+    state.again = new Set([...(state.again ?? []), ...force]);
     return;
   }
   state.refreshing = true;
   try {
     const token = storedToken();
-    const calls = [api.stats(), api.jobs(state.prefix), api.rules(), ...(state.cluster ? [api.cluster()] : [])];
-    const results = await Promise.allSettled(calls);
-    // If the token changed meanwhile, these answers belong to someone else.
-    if (storedToken() === token) show(results);
+    const list = calls(force.has('all') ? new Set(Object.values(SECTIONS)) : force);
+    const detail = detailState().open ? reloadDetail() : null;
+    const results = await Promise.allSettled(list.map(([, promise]) => promise));
+    await detail;
+    apply(token, list, results);
   } finally {
     state.refreshing = false;
   }
-  if (state.again) {
-    state.again = false;
-    await refresh();
+  if (state.again !== null) {
+    const next = state.again;
+    state.again = null;
+    await refresh(next);
   }
 }
 
@@ -96,8 +108,8 @@ function schedule() {
   if ($('auto-refresh').checked) state.timer = setInterval(() => { if (!document.hidden) void refresh(); }, REFRESH_MS);
 }
 
-/** Runs a change against the API: success clears the action errors, says so and refreshes. */
-async function change(run, done) {
+/** Runs a change against the API: success clears the action errors, says so and refreshes `part`. */
+async function change(run, done, part) {
   if (!canCall()) {
     showErrors('action', ['Enter a token first: this server needs one.']);
     $('token').focus();
@@ -107,12 +119,13 @@ async function change(run, done) {
     await run();
   } catch (err) {
     say('');
-    showErrors('action', [describe(err)]);
+    if (err instanceof ApiError && err.status === 401) tokenRefused();
+    else showErrors('action', [describe(err)]);
     return false;
   }
   showErrors('action', []);
   say(done);
-  await refresh();
+  await refresh(new Set([part]));
   return true;
 }
 
@@ -123,120 +136,59 @@ function badPathId(kind, id) {
   return true;
 }
 
-function showRunnerFields(type) {
-  for (const set of document.querySelectorAll('#rule-form fieldset[data-runner]')) {
-    const active = set.dataset.runner === type;
-    set.hidden = !active;
-    set.disabled = !active;
-  }
+/** Clears everything a token was allowed to see. */
+function clearData() {
+  for (const id of ['stats', 'counts']) clearRendered($(id));
+  renderNode($('node'), null);
+  renderChart($('activity-chart'), null);
+  jobsList.reset();
+  rulesList.reset();
+  closeDetail();
+  showErrors('refresh', []);
+  $('refreshed').textContent = '';
 }
 
-function fillRuleForm(rule) {
-  const r = rule.runner;
-  $('rule-id').value = rule.id;
-  $('rule-pattern').value = rule.pattern;
-  $('rule-type').value = r.type;
-  showRunnerFields(r.type);
-  if (r.type === 'shell') $('shell-command').value = r.command;
-  if (r.type === 'direct') { $('direct-executable').value = r.executable; $('direct-args').value = r.args.join('\n'); }
-  if (r.type === 'http') { $('http-method').value = r.method; $('http-url').value = r.url; }
-  if (r.type === 'awf') { $('awf-workflow').value = r.workflow; $('awf-inputs').value = r.inputs.join('\n'); }
-  $('rule-pattern').focus();
-}
-
-function onTokenSubmit(event) {
-  event.preventDefault();
-  storeToken($('token').value.trim());
-  $('token').value = '';
-  showErrors('session', []);
-  showSession();
-  say(storedToken() === '' ? 'No token in use.' : 'Token saved for this tab.');
-  void refresh();
-}
-
-function onForgetToken() {
-  storeToken('');
-  showSession();
-  say('Token forgotten.');
-  if (state.needsToken) {
-    // Nothing may stay on screen that the next user of this tab is not allowed to see.
-    for (const id of ['stats', 'jobs', 'counts', 'rules']) clearRendered($(id));
-    renderNode($('node'), null);
-    state.jobs = [];
-    state.rules = [];
-  }
-}
-
-function onJobSubmit(event) {
-  event.preventDefault();
-  const id = $('job-id').value.trim();
-  const execution = $('job-execution').value.trim();
-  if (badPathId('job', id)) return;
-  void change(() => api.putJob(id, execution), `Saved job ${id}.`);
-}
-
-function onRuleSubmit(event) {
-  event.preventDefault();
-  const id = $('rule-id').value.trim();
-  if (badPathId('rule', id)) return;
-  const form = {
-    type: $('rule-type').value, pattern: $('rule-pattern').value.trim(),
-    command: $('shell-command').value, executable: $('direct-executable').value.trim(), args: $('direct-args').value,
-    method: $('http-method').value, url: $('http-url').value.trim(),
-    workflow: $('awf-workflow').value.trim(), inputs: $('awf-inputs').value,
-  };
-  void change(() => api.putRule(id, ruleBody(form)), `Saved rule ${id}.`);
-}
-
-function onTableClick(event) {
-  const button = event.target instanceof Element ? event.target.closest('button[data-action]') : null;
-  if (button === null) return;
-  const { action, id } = button.dataset;
-  if (action === 'edit-job') {
-    const job = state.jobs.find((j) => j.id === id);
-    if (job === undefined) return;
-    $('job-id').value = job.id;
-    $('job-execution').value = nsToIso(job.execution) ?? '';
-    $('job-execution').focus();
-  } else if (action === 'edit-rule') {
-    const rule = state.rules.find((r) => r.id === id);
-    if (rule !== undefined) fillRuleForm(rule);
-  } else if (action === 'delete-job') {
-    if (badPathId('job', id) || !window.confirm(`Delete job "${id}"?`)) return;
-    void change(() => api.deleteJob(id), `Deleted job ${id}.`);
-  } else if (action === 'delete-rule') {
-    if (badPathId('rule', id) || !window.confirm(`Delete rule "${id}"?`)) return;
-    void change(() => api.deleteRule(id), `Deleted rule ${id}.`);
-  }
+/** Tracks which sections are on screen; one coming into view is refreshed at once. */
+function watchSections() {
+  if (typeof IntersectionObserver !== 'function') return;
+  const observer = new IntersectionObserver((entries) => {
+    const appeared = new Set();
+    for (const entry of entries) {
+      const part = SECTIONS[entry.target.id];
+      if (entry.isIntersecting && !state.visible.has(part)) appeared.add(part);
+      if (entry.isIntersecting) state.visible.add(part);
+      else state.visible.delete(part);
+    }
+    if (appeared.size > 0 && !document.hidden) void refresh(appeared);
+  });
+  for (const id of Object.keys(SECTIONS)) observer.observe($(id));
 }
 
 async function start() {
-  $('token-form').addEventListener('submit', onTokenSubmit);
-  $('forget-token').addEventListener('click', onForgetToken);
-  $('filter-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    state.prefix = $('prefix').value.trim();
-    void refresh();
+  const shared = { change, badPathId, canCall, onError, showErrors };
+  setupSession({
+    say, showErrors, describe,
+    onSignedIn: () => { clearData(); void refresh(new Set(['all'])); },
+    onSignedOut: clearData,
   });
-  $('job-form').addEventListener('submit', onJobSubmit);
-  $('rule-form').addEventListener('submit', onRuleSubmit);
-  $('rule-type').addEventListener('change', () => showRunnerFields($('rule-type').value));
-  $('jobs').addEventListener('click', onTableClick);
-  $('rules').addEventListener('click', onTableClick);
-  $('refresh-now').addEventListener('click', () => void refresh());
+  setupJobs(shared);
+  setupRules(shared);
+  setupDetail({ onError, onEdit: editJob, onDelete: deleteJob });
+  $('refresh-now').addEventListener('click', () => void refresh(new Set(['all'])));
   $('auto-refresh').addEventListener('change', schedule);
   document.addEventListener('visibilitychange', () => { if (!document.hidden) void refresh(); });
-  $('job-execution').value = isoFromNow(60);
-  showRunnerFields($('rule-type').value);
   try {
     const features = await serverFeatures();
-    state.needsToken = features.needsToken;
+    setNeedsToken(features.needsToken);
     state.cluster = features.cluster;
+    state.activity = features.activity;
   } catch (err) {
+    showSession();
     showErrors('session', [describe(err)]);
   }
-  showSession();
-  if (state.needsToken && storedToken() === '') $('token').focus();
+  $('overview-section').classList.toggle('no-activity', !state.activity);
+  if (!canCall()) $('token').focus();
+  watchSections();
   schedule();
   await refresh();
 }

@@ -1,4 +1,5 @@
-// Pure helpers of the console (no DOM): exact JSON parsing, nanosecond timestamps and runner
+// Pure helpers of the console (no DOM): exact JSON parsing, nanosecond timestamps and
+// durations, relative times, the paged listing's next cursor, STAT counts, runner and attempt
 // descriptions. Invariant: an integer from the API never passes through a JS number. The API
 // writes execution and the STAT figures as exact integers, often above 2^53, so parseExact
 // turns every integer literal into its decimal string before JSON.parse sees it.
@@ -103,9 +104,92 @@ export function nodeLabel(view) {
   return `node ${view.node} · ${view.role}`;
 }
 
-/** Counts per status (every status present, zero when absent) and the total. */
-export function countByStatus(jobs, statuses) {
-  const counts = Object.fromEntries(statuses.map((s) => [s, 0]));
-  for (const job of jobs) counts[job.status] = (counts[job.status] ?? 0) + 1;
-  return { counts, total: jobs.length };
+/**
+ * A short nanosecond duration: "850 ns", "12.5 µs", "12.1 ms", "3.25 s", then formatDuration
+ * ("2 min 5 s"). Negative values keep their sign. The raw text when it is not an integer.
+ */
+export function formatNs(ns) {
+  if (!isIntegerText(ns)) return String(ns);
+  const value = BigInt(ns);
+  const sign = value < 0n ? '-' : '';
+  const abs = value < 0n ? -value : value;
+  if (abs >= 60n * NS_PER_SECOND) return sign + formatDuration(abs.toString());
+  const n = Number(abs);
+  for (const [unit, size] of [['s', 1e9], ['ms', 1e6], ['µs', 1e3]]) {
+    if (n >= size) return `${sign}${Number((n / size).toPrecision(3))} ${unit}`;
+  }
+  return `${sign}${n} ns`;
+}
+
+/** A millisecond figure (lateness): "0.4 ms", "12 ms", "3.5 s", "2.1 min", "5 h", "3 d". */
+export function formatMs(ms) {
+  const v = Number(ms);
+  if (!Number.isFinite(v)) return String(ms);
+  const round = (x) => Number(x.toPrecision(x < 100 ? 2 : 3));
+  const abs = Math.abs(v);
+  if (abs < 1000) return `${Math.round(v * 10) / 10} ms`;
+  if (abs < 60000) return `${round(v / 1000)} s`;
+  if (abs < 3600000) return `${round(v / 60000)} min`;
+  if (abs < 86400000) return `${round(v / 3600000)} h`;
+  return `${Math.round(v / 86400000)} d`;
+}
+
+/** "5 s", "3 min", "2 h", "4 d": the largest whole unit of a positive millisecond span. */
+export function roughSpan(ms) {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 48 * 3600) return `${Math.floor(s / 3600)} h`;
+  return `${Math.floor(s / 86400)} d`;
+}
+
+/**
+ * An execution time relative to `nowMs`: "in 5 min" ahead, "now" within the second, and once
+ * passed "3 s late" while the job still waits (planned or triggered) or "3 s ago" when it is
+ * done. Empty for anything but an integer.
+ */
+export function relativeExecution(ns, status, nowMs) {
+  if (!isIntegerText(ns)) return '';
+  const diff = Number(BigInt(ns) / 1000000n) - nowMs;
+  if (Math.abs(diff) < 1000) return 'now';
+  if (diff > 0) return `in ${roughSpan(diff)}`;
+  return status === 'planned' || status === 'triggered' ? `${roughSpan(-diff)} late` : `${roughSpan(-diff)} ago`;
+}
+
+/** The cursor of a `Link: </jobs?limit=100&cursor=42>; rel="next"` header; null without one. */
+export function nextCursor(link) {
+  const m = /<([^>]*)>\s*;\s*rel="?next"?/.exec(link ?? '');
+  if (m === null) return null;
+  const query = m[1].includes('?') ? m[1].slice(m[1].indexOf('?') + 1) : '';
+  return new URLSearchParams(query).get('cursor');
+}
+
+/** The query of one page of a listing: limit, cursor (null for the first page) and prefix. */
+export function pageQuery({ limit, cursor = null, prefix = '' }) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (cursor !== null) query.set('cursor', cursor);
+  if (prefix !== '') query.set('prefix', prefix);
+  return query.toString();
+}
+
+/** Jobs per status and in all, from GET /stats (service-wide, like STAT); '?' when missing. */
+export function statusCounts(stats, statuses) {
+  const pick = (key) => (isIntegerText(stats?.[key]) ? stats[key] : '?');
+  return { ...Object.fromEntries(statuses.map((s) => [s, pick(`jobs_${s}`)])), total: pick('jobs_total') };
+}
+
+/** The outcome of an attempt in the runner's own terms, as [label, value] pairs (stderr apart). */
+export function outcomeDetails(outcome) {
+  const o = outcome ?? {};
+  switch (o.kind) {
+    case 'exit': return [['exit status', String(o.status)]];
+    case 'signal': return [['signal', String(o.signal)]];
+    case 'http_response': return [['HTTP status', String(o.status)]];
+    case 'spawn_error': case 'network_error': case 'broker_error': case 'runner_error':
+      return [['error', String(o.error ?? '')]];
+    case 'delivered': return [['delivered', 'the broker or server confirmed it']];
+    case 'no_rule': return [['rule', 'none matched the job']];
+    case 'aborted': return [['aborted', 'the daemon stopped while the runner ran']];
+    default: return Object.entries(o).filter(([k]) => k !== 'kind').map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+  }
 }

@@ -1,9 +1,10 @@
-// DOM rendering of the console's data: STAT figures, counts per status, the job and rule
-// tables. Invariants: API data only ever reaches the page through textContent or attribute
-// values (never markup), so an identifier or a command cannot inject anything; a table is
-// rebuilt only when its data changed, so the 5-second refresh does not steal focus, and when
-// it is rebuilt the focused row button gets its focus back.
-import { countByStatus, formatDuration, nsToIso, runnerDetails } from './format.js';
+// DOM rendering of the console's data: STAT figures, counts per status, one page of jobs, one
+// page of rules. Invariants: API data only ever reaches the page through textContent or
+// attribute values (never markup), so an identifier or a command cannot inject anything; only
+// what changed is touched (a job row is rebuilt when its status or time changed, a table is
+// reordered only when its rows did), so the refresh neither steals focus nor re-lays the page,
+// and when rows move the focused row button gets its focus back.
+import { formatDuration, nsToIso, relativeExecution, runnerDetails, statusCounts } from './format.js';
 
 export const JOB_STATUSES = ['planned', 'triggered', 'executed', 'failed'];
 /** Runner kinds the HTTP API accepts; amqp and redis rules can only be set over TCP. */
@@ -22,26 +23,35 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** The focused row control inside `container`, to find again after its rows moved. */
+function focusedControl(container) {
+  const focused = document.activeElement;
+  return focused instanceof HTMLElement && container.contains(focused) && focused.dataset.action !== undefined
+    ? { action: focused.dataset.action, id: focused.dataset.id } : null;
+}
+
+function refocus(container, wanted) {
+  if (wanted === null || container.contains(document.activeElement)) return;
+  const again = [...container.querySelectorAll('[data-action]')]
+    .find((b) => b.dataset.action === wanted.action && b.dataset.id === wanted.id);
+  (again ?? container.closest('section'))?.focus?.();
+}
+
 /** Replaces the children of `container` unless `data` is what it already shows. */
 function update(container, data, build) {
   const key = JSON.stringify(data);
   if (rendered.get(container) === key) return false;
   rendered.set(container, key);
-  const focused = document.activeElement;
-  const refocus = focused instanceof HTMLElement && container.contains(focused)
-    ? { action: focused.dataset.action, id: focused.dataset.id } : null;
+  const wanted = focusedControl(container);
   container.replaceChildren(...build());
-  if (refocus !== null && refocus.action !== undefined) {
-    const again = [...container.querySelectorAll('[data-action]')]
-      .find((b) => b.dataset.action === refocus.action && b.dataset.id === refocus.id);
-    (again ?? container.closest('section'))?.focus?.();
-  }
+  refocus(container, wanted);
   return true;
 }
 
 /** Empties `container`; the next render fills it whatever the data. */
 export function clearRendered(container) {
   rendered.delete(container);
+  jobRows.delete(container);
   container.replaceChildren();
 }
 
@@ -59,15 +69,13 @@ export function renderNode(container, label) {
   update(container, label, () => (label === null ? [] : [label]));
 }
 
-export function renderCounts(row, jobs) {
-  const { counts, total } = countByStatus(jobs, JOB_STATUSES);
-  update(row, counts, () => [
-    ...JOB_STATUSES.map((s) => el('td', { 'data-count': s }, String(counts[s]))),
-    el('td', { 'data-count': 'total' }, String(total)),
-  ]);
+/** Jobs per status and in all, from the STAT figures (the whole service, not this page). */
+export function renderCounts(row, stats) {
+  const counts = statusCounts(stats, JOB_STATUSES);
+  update(row, counts, () => [...JOB_STATUSES, 'total'].map((s) => el('td', { 'data-count': s }, counts[s])));
 }
 
-function badge(status) {
+export function badge(status) {
   return el('span', { class: `badge badge-${JOB_STATUSES.includes(status) ? status : 'unknown'}` }, status);
 }
 
@@ -79,36 +87,75 @@ function rowButton(action, id, label, text) {
   return el('button', { type: 'button', class: action.startsWith('delete') ? 'danger' : 'secondary', 'data-action': action, 'data-id': id, 'aria-label': label }, text);
 }
 
-export function renderJobs(tbody, jobs) {
+/** The relative time of an execution ("in 5 min", "3 s late"), refreshed by refreshRelative. */
+function relative(ns, status, nowMs) {
+  return el('span', { class: 'rel', 'data-ns': ns, 'data-status': status }, relativeExecution(ns, status, nowMs));
+}
+
+/** The execution cell: relative time, then the exact value as ISO 8601 and as nanoseconds. */
+export function executionCell(ns, status, nowMs) {
+  const iso = nsToIso(ns);
+  return [relative(ns, status, nowMs), ' ', iso === null ? '—' : el('time', { datetime: iso }, iso), ' ', el('code', { class: 'ns' }, String(ns))];
+}
+
+function jobRow(job, nowMs) {
+  return el('tr', { 'data-job': job.id },
+    el('th', { scope: 'row' }, el('button', { type: 'button', class: 'link', 'data-action': 'open-job', 'data-id': job.id, 'aria-label': `Details of job ${job.id}` }, el('code', {}, job.id))),
+    el('td', {}, badge(job.status)),
+    el('td', { class: 'when' }, ...executionCell(job.execution, job.status, nowMs)),
+    el('td', { class: 'actions' },
+      rowButton('edit-job', job.id, `Edit job ${job.id}`, 'Edit'),
+      rowButton('delete-job', job.id, `Delete job ${job.id}`, 'Delete')));
+}
+
+const jobRows = new WeakMap(); // tbody -> Map(id -> { key, tr })
+
+/**
+ * Shows one page of jobs, sorted by identifier. A row whose status and time are unchanged is
+ * kept as it is (same node); the tbody is reordered only when the sequence of rows changed.
+ */
+export function renderJobs(tbody, jobs, nowMs, emptyText = 'No jobs.') {
   const sorted = [...jobs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  update(tbody, sorted, () => {
-    if (sorted.length === 0) return [emptyRow(5, 'No jobs.')];
-    return sorted.map((job) => {
-      const iso = nsToIso(job.execution);
-      return el('tr', { 'data-job': job.id },
-        el('th', { scope: 'row' }, el('code', {}, job.id)),
-        el('td', {}, badge(job.status)),
-        el('td', {}, iso === null ? '—' : el('time', { datetime: iso }, iso)),
-        el('td', {}, el('code', { class: 'ns' }, String(job.execution))),
-        el('td', { class: 'actions' },
-          rowButton('edit-job', job.id, `Edit job ${job.id}`, 'Edit'),
-          rowButton('delete-job', job.id, `Delete job ${job.id}`, 'Delete')));
-    });
+  const before = jobRows.get(tbody) ?? new Map();
+  const after = new Map();
+  const trs = sorted.map((job) => {
+    const key = `${job.status} ${job.execution}`;
+    const kept = before.get(job.id);
+    const row = kept !== undefined && kept.key === key ? kept : { key, tr: jobRow(job, nowMs) };
+    after.set(job.id, row);
+    return row.tr;
   });
+  jobRows.set(tbody, after);
+  if (trs.length === 0) {
+    update(tbody, ['empty', emptyText], () => [emptyRow(4, emptyText)]);
+    return;
+  }
+  rendered.delete(tbody);
+  const shown = tbody.children;
+  if (trs.length === shown.length && trs.every((tr, i) => shown[i] === tr)) return;
+  const wanted = focusedControl(tbody);
+  tbody.replaceChildren(...trs);
+  refocus(tbody, wanted);
+}
+
+/** Brings every relative time under `container` up to `nowMs` (text only where it changed). */
+export function refreshRelative(container, nowMs) {
+  for (const span of container.querySelectorAll('.rel[data-ns]')) {
+    const text = relativeExecution(span.dataset.ns, span.dataset.status, nowMs);
+    if (span.textContent !== text) span.textContent = text;
+  }
 }
 
 function details(runner) {
-  const list = el('dl', { class: 'runner' });
-  for (const [label, value] of runnerDetails(runner)) {
-    list.append(el('dt', {}, label), el('dd', {}, value === '' ? '(none)' : el('code', {}, String(value ?? ''))));
-  }
-  return list;
+  return el('td', { class: 'details' }, ...runnerDetails(runner).map(([label, value]) =>
+    el('span', { class: 'field' }, el('span', { class: 'k' }, label), ' ', value === '' ? '(none)' : el('code', {}, String(value ?? '')))));
 }
 
-export function renderRules(tbody, rules) {
+/** Shows one page of rules, sorted by identifier; rebuilt only when the page changed. */
+export function renderRules(tbody, rules, emptyText = 'No rules.') {
   const sorted = [...rules].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  update(tbody, sorted, () => {
-    if (sorted.length === 0) return [emptyRow(5, 'No rules.')];
+  update(tbody, [emptyText, sorted], () => {
+    if (sorted.length === 0) return [emptyRow(5, emptyText)];
     return sorted.map((rule) => {
       const type = rule.runner?.type ?? '?';
       const actions = el('td', { class: 'actions' });
@@ -118,7 +165,7 @@ export function renderRules(tbody, rules) {
         el('th', { scope: 'row' }, el('code', {}, rule.id)),
         el('td', {}, rule.pattern === '' ? el('em', {}, '(every job)') : el('code', {}, rule.pattern)),
         el('td', {}, el('span', { class: 'kind' }, type)),
-        el('td', {}, details(rule.runner)),
+        details(rule.runner),
         actions);
     });
   });

@@ -1,6 +1,7 @@
 // The console's pure helpers (lib/http/ui/console/format.js, a browser ES module that Node
-// imports as is): exact integer parsing, nanosecond <-> ISO display, runner descriptions and
-// the rule form's request body.
+// imports as is): exact integer parsing, nanosecond <-> ISO display, durations and relative
+// times, the listing's next cursor and page query, counts from STAT, runner and attempt
+// descriptions and the rule form's request body.
 import { expect } from 'chai';
 
 interface Format {
@@ -11,8 +12,15 @@ interface Format {
   runnerDetails(runner: unknown): Array<[string, string]>;
   lines(text: string): string[];
   ruleBody(form: Record<string, string>): unknown;
-  countByStatus(jobs: Array<{ status: string }>, statuses: string[]): { counts: Record<string, number>; total: number };
   nodeLabel(view: unknown): string | null;
+  formatNs(ns: unknown): string;
+  formatMs(ms: unknown): string;
+  roughSpan(ms: number): string;
+  relativeExecution(ns: unknown, status: string, nowMs: number): string;
+  nextCursor(link: string | null): string | null;
+  pageQuery(q: { limit: number; cursor?: string | null; prefix?: string }): string;
+  statusCounts(stats: unknown, statuses: string[]): Record<string, string>;
+  outcomeDetails(outcome: unknown): Array<[string, string]>;
 }
 
 // Through a URL so the type checker does not look for declarations of a plain .js module.
@@ -100,9 +108,74 @@ describe('http/ui/console/format.js', () => {
     for (const bad of [null, undefined, 'x', {}, { node: 'n' }, { role: 'leader' }]) expect(f.nodeLabel(bad), String(bad)).to.equal(null);
   });
 
-  it('countByStatus counts every status, absent ones as zero', () => {
-    const { counts, total } = f.countByStatus([{ status: 'planned' }, { status: 'failed' }, { status: 'planned' }], ['planned', 'triggered', 'executed', 'failed']);
-    expect(counts).to.deep.equal({ planned: 2, triggered: 0, executed: 0, failed: 1 });
-    expect(total).to.equal(3);
+  it('formatNs writes short durations with their unit, long ones like formatDuration', () => {
+    expect(f.formatNs('0')).to.equal('0 ns');
+    expect(f.formatNs('850')).to.equal('850 ns');
+    expect(f.formatNs('12500')).to.equal('12.5 µs');
+    expect(f.formatNs('12108192')).to.equal('12.1 ms');
+    expect(f.formatNs('3250000000')).to.equal('3.25 s');
+    expect(f.formatNs('-3250000000')).to.equal('-3.25 s');
+    expect(f.formatNs('125000000000')).to.equal('2 min 5 s');
+    expect(f.formatNs('217601832315337206')).to.equal('2518 d 12 h 57 min 12 s');
+    expect(f.formatNs(null)).to.equal('null');
+  });
+
+  it('formatMs writes a lateness in the largest readable unit', () => {
+    expect(f.formatMs(0.44)).to.equal('0.4 ms');
+    expect(f.formatMs('12')).to.equal('12 ms');
+    expect(f.formatMs(3500)).to.equal('3.5 s');
+    expect(f.formatMs(126000)).to.equal('2.1 min');
+    expect(f.formatMs(5 * 3600000)).to.equal('5 h');
+    expect(f.formatMs(3 * 86400000 + 5)).to.equal('3 d');
+    expect(f.formatMs('x')).to.equal('x');
+  });
+
+  it('relativeExecution: ahead, now, late while waiting, ago when done', () => {
+    const now = Date.UTC(2026, 3, 10, 12, 0, 0);
+    const ns = (ms: number) => `${BigInt(ms) * 1000000n + 123456n}`;
+    expect(f.relativeExecution(ns(now + 5 * 60000), 'planned', now)).to.equal('in 5 min');
+    expect(f.relativeExecution(ns(now + 59999), 'planned', now)).to.equal('in 59 s');
+    expect(f.relativeExecution(ns(now + 3 * 86400000), 'planned', now)).to.equal('in 3 d');
+    expect(f.relativeExecution(ns(now + 30 * 3600000), 'planned', now)).to.equal('in 30 h');
+    expect(f.relativeExecution(ns(now + 400), 'planned', now)).to.equal('now');
+    expect(f.relativeExecution(ns(now - 3000), 'planned', now)).to.equal('3 s late');
+    expect(f.relativeExecution(ns(now - 3000), 'triggered', now)).to.equal('3 s late');
+    expect(f.relativeExecution(ns(now - 3000), 'executed', now)).to.equal('3 s ago');
+    expect(f.relativeExecution(ns(now - 7200000), 'failed', now)).to.equal('2 h ago');
+    expect(f.relativeExecution('4070908800123456789', 'planned', now)).to.equal('in 26563 d');
+    expect(f.relativeExecution('oops', 'planned', now)).to.equal('');
+  });
+
+  it('nextCursor reads the cursor of a rel="next" Link header; null without one', () => {
+    expect(f.nextCursor('</jobs?prefix=a.&limit=100&cursor=4242>; rel="next"')).to.equal('4242');
+    expect(f.nextCursor('</rules?limit=50&cursor=7>; rel=next')).to.equal('7');
+    expect(f.nextCursor('</jobs?limit=100&cursor=1>; rel="prev"')).to.equal(null);
+    expect(f.nextCursor('')).to.equal(null);
+    expect(f.nextCursor(null)).to.equal(null);
+  });
+
+  it('pageQuery gives limit, then cursor and prefix only when set', () => {
+    expect(f.pageQuery({ limit: 100 })).to.equal('limit=100');
+    expect(f.pageQuery({ limit: 100, cursor: '42', prefix: 'a b&c' })).to.equal('limit=100&cursor=42&prefix=a+b%26c');
+    expect(f.pageQuery({ limit: 50, cursor: null, prefix: '' })).to.equal('limit=50');
+  });
+
+  it('statusCounts takes the jobs per status from STAT, "?" when a figure is missing', () => {
+    const stats = { jobs_total: '100000', jobs_planned: '90000', jobs_triggered: '0', jobs_executed: '9000', jobs_failed: '1000' };
+    expect(f.statusCounts(stats, ['planned', 'triggered', 'executed', 'failed']))
+      .to.deep.equal({ planned: '90000', triggered: '0', executed: '9000', failed: '1000', total: '100000' });
+    expect(f.statusCounts(null, ['planned'])).to.deep.equal({ planned: '?', total: '?' });
+  });
+
+  it('outcomeDetails names every outcome kind in its runner\'s terms', () => {
+    expect(f.outcomeDetails({ kind: 'exit', status: '3', stderr: 'disk full\n' })).to.deep.equal([['exit status', '3']]);
+    expect(f.outcomeDetails({ kind: 'signal', signal: 'SIGKILL', stderr: '' })).to.deep.equal([['signal', 'SIGKILL']]);
+    expect(f.outcomeDetails({ kind: 'http_response', status: '503' })).to.deep.equal([['HTTP status', '503']]);
+    for (const kind of ['spawn_error', 'network_error', 'broker_error', 'runner_error']) {
+      expect(f.outcomeDetails({ kind, error: 'boom' }), kind).to.deep.equal([['error', 'boom']]);
+    }
+    for (const kind of ['delivered', 'no_rule', 'aborted']) expect(f.outcomeDetails({ kind }), kind).to.have.length(1);
+    expect(f.outcomeDetails({ kind: 'future', code: '7' })).to.deep.equal([['code', '7']]);
+    expect(f.outcomeDetails(undefined)).to.deep.equal([]);
   });
 });
