@@ -14,7 +14,7 @@
 // same reason (messages purged between the look at the stream and their delivery) a read
 // that waits IDLE_MS without a message asks the server whether anything is pending at all.
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { BaseApiClientImpl } from '@nats-io/jetstream/internal';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { decodePayload } from '../logfile/codec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import type { ClusterSubjects } from './subjects.ts';
@@ -47,26 +47,27 @@ export interface StreamReplay {
  * to write (or follow) after.
  */
 export async function replayStream(
-  js: JetStreamClient, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void,
+  nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void,
 ): Promise<StreamReplay> {
   const { stream } = subjects;
   const info = await jsm.streams.info(stream);
   const { state } = info;
-  // The scan needs the connection under the manager: any other manager gets the ordered read.
-  if (!(jsm instanceof BaseApiClientImpl)) return { records: await readStream(js, jsm, stream, onRecord, async () => {}), lastSeq: state.last_seq };
   if (state.messages === 0) return { records: 0, lastSeq: state.last_seq };
   const peers = [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter((p) => p !== undefined);
   const parts = Math.max(1, Math.min(REPLAY_PARTS, Math.floor((state.last_seq - state.first_seq + 1) / MIN_RANGE)));
-  const records = await scanStream(jsm.nc, jsm, { stream, first: state.first_seq, last: state.last_seq, parts, peers }, (data, seq, m) => {
-    let rec: LogRecord;
-    try {
-      rec = decodePayload(data, 0);
-    } catch (err) {
-      throw new StreamDecodeError(stream, seq, m.subject, err);
-    }
-    onRecord(rec, seq);
+  const records = await scanStream(nc, jsm, { stream, first: state.first_seq, last: state.last_seq, parts, peers }, (data, seq, m) => {
+    onRecord(decodeMessage(stream, seq, m.subject, data), seq);
   });
   return { records, lastSeq: state.last_seq };
+}
+
+/** A stream message's body as the record it holds; StreamDecodeError when it holds none. */
+export function decodeMessage(stream: string, seq: number, subject: string, data: Uint8Array): LogRecord {
+  try {
+    return decodePayload(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength), 0);
+  } catch (err) {
+    throw new StreamDecodeError(stream, seq, subject, err);
+  }
 }
 
 /** A stream message that is not a tickd record. */
@@ -112,14 +113,7 @@ export async function readStream(
     for await (const m of messages) {
       lastAt = Date.now();
       got = { consumer: m.info.consumer, delivered: m.info.deliverySequence };
-      const data = m.data;
-      let rec: LogRecord;
-      try {
-        rec = decodePayload(Buffer.from(data.buffer, data.byteOffset, data.byteLength), 0);
-      } catch (err) {
-        throw new StreamDecodeError(stream, m.seq, m.subject, err);
-      }
-      visit(rec, m.seq);
+      visit(decodeMessage(stream, m.seq, m.subject, m.data), m.seq);
       records++;
       if (m.seq >= state.last_seq || m.info.pending === 0) break;
       if (records % BATCH === 0) await between();

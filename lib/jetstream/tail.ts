@@ -7,10 +7,9 @@
 // acknowledged), so "applied >= L" is not the only way to be caught up: the consumer having
 // nothing pending, with every message it delivered applied, is the other.
 import { DeliverPolicy, type Consumer, type JetStreamClient } from '@nats-io/jetstream';
-import { decodePayload } from '../logfile/codec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import type { Logger } from '../log.ts';
-import { StreamDecodeError } from './replay.ts';
+import { decodeMessage } from './replay.ts';
 
 const RESTART_PAUSE_MS = 250;
 const CATCH_UP_POLL_MS = 20;
@@ -69,14 +68,7 @@ export class StreamTail {
       for await (const m of messages) {
         if (this.stopped) break;
         if (m.seq <= this.appliedSeq) continue;
-        const data = m.data;
-        let rec: LogRecord;
-        try {
-          rec = decodePayload(Buffer.from(data.buffer, data.byteOffset, data.byteLength), 0);
-        } catch (err) {
-          throw new StreamDecodeError(this.o.stream, m.seq, m.subject, err);
-        }
-        this.o.apply(rec, m.seq);
+        this.o.apply(decodeMessage(this.o.stream, m.seq, m.subject, m.data), m.seq);
         this.appliedSeq = m.seq;
       }
     } finally {

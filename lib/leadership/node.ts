@@ -134,12 +134,12 @@ export class ClusterNode {
 
   /** Builds the copy from the whole stream and starts following it (start-up, and after a step-down). */
   async rebuild(): Promise<void> {
-    const { js, jsm, subjects, jobs, rules } = this.p;
+    const { nc, js, jsm, subjects, jobs, rules } = this.p;
     await this.tail?.stop();
     this.tail = null;
     jobs.clear();
     rules.clear();
-    const replay = await replayStream(js, jsm, subjects, (rec) => applyRecord(jobs, rules, rec));
+    const replay = await replayStream(nc, jsm, subjects, (rec) => applyRecord(jobs, rules, rec));
     this.log.info({ records: replay.records, lastSeq: replay.lastSeq }, 'stream replayed');
     this.tail = new StreamTail({ js, stream: subjects.stream, afterSeq: replay.lastSeq, apply: (rec) => applyRecord(jobs, rules, rec), log: this.log });
   }
@@ -173,7 +173,7 @@ export class ClusterNode {
       if (this.stopping) return;
       const why = await this.lead();
       if (why === null) continue;
-      await this.stepDown(why);
+      await this.stepDown();
     }
   }
 
@@ -241,7 +241,7 @@ export class ClusterNode {
     ended(why);
   }
 
-  private async stepDown(_why: string): Promise<void> {
+  private async stepDown(): Promise<void> {
     const stream = this.stream;
     const lease = this.lease;
     // Writes already on their way settle first (acknowledged or rolled back), then the lease
