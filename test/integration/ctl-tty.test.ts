@@ -18,7 +18,9 @@ class Terminal {
   readonly exited: Promise<number | null>;
 
   constructor(args: readonly string[], env: Record<string, string> = {}) {
-    const cmd = [process.execPath, TICKD, 'ctl', ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+    // `exec`: script(1) runs the command under $SHELL -c; dash (SHELL unset, as under CI) stays
+    // the parent, and a Ctrl-C would kill it (status 130) whatever tickd ctl does with SIGINT.
+    const cmd = 'exec ' + [process.execPath, TICKD, 'ctl', ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
     this.proc = spawn('script', ['-qfec', cmd, '/dev/null'], { env: ctlEnv({ TERM: 'xterm', COLUMNS: '120', LINES: '30', ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
     this.proc.stdout!.setEncoding('utf8').on('data', (c: string) => { this.out += c; });
     this.proc.stderr!.setEncoding('utf8').on('data', (c: string) => { this.out += c; });
