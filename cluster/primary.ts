@@ -167,7 +167,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   // retried holds the tick: what comes due meanwhile fires, late, once writes go through).
   const ticker = new Ticker(config.database.framerate, node === undefined
     ? () => engine.tick(wallNowNs())
-    : () => { if (node.firing) engine.tick(wallNowNs()); });
+    : () => node.firing && engine.tick(wallNowNs()));
   life.own({ ticker });
   if (node === undefined) {
     redispatch();

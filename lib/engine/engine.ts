@@ -121,15 +121,20 @@ export class Engine {
     return reply;
   }
 
-  /** One scheduler step: apply finished executions, fire what is due, persist. */
-  tick(nowNs: bigint): void {
+  /**
+   * One scheduler step: apply finished executions, fire a slice of what is due, persist.
+   * True when more was due than one slice: the caller runs the next step soon (tick.ts).
+   */
+  tick(nowNs: bigint): boolean {
+    let more = false;
     try {
       this.firing.applyResults();
-      this.firing.fireDue(nowNs);
+      more = this.firing.fireDue(nowNs);
     } catch (err) {
       this.onError(err); // the loop must keep ticking; what was changed is still committed below
     }
     if (this.changes.pending > 0) this.commits.commit(noop, noop);
+    return more;
   }
 
   /** A runner finished; applied at the next tick (`record`: the attempt, kept as the job's last). */

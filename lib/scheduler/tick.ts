@@ -5,14 +5,19 @@
 // few periods behind (a blocked event loop) it skips ahead rather than firing a burst of ticks.
 // setTimeout has millisecond granularity; we schedule for the remaining whole milliseconds
 // and let the next tick catch up, which keeps the average rate exact.
+//
+// A tick that returns true had more due than it fired (a burst, fired in slices): the next
+// slice runs on the following event-loop turn (setImmediate), after the I/O that is ready, so
+// the first executions leave and commands are served between slices; the paced ticks go on.
 export class Ticker {
   private readonly periodNs: bigint;
-  private readonly onTick: () => void;
+  private readonly onTick: () => boolean | void;
   private nextAt = 0n;
   private timer: NodeJS.Timeout | null = null;
+  private burst: NodeJS.Immediate | null = null;
   private running = false;
 
-  constructor(hz: number, onTick: () => void) {
+  constructor(hz: number, onTick: () => boolean | void) {
     this.periodNs = BigInt(Math.round(1e9 / hz));
     this.onTick = onTick;
   }
@@ -28,14 +33,25 @@ export class Ticker {
     this.running = false;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    if (this.burst !== null) clearImmediate(this.burst);
+    this.burst = null;
   }
+
+  private runTick(): void {
+    if (this.onTick() === true && this.burst === null) this.burst = setImmediate(this.continueBurst);
+  }
+
+  private readonly continueBurst = (): void => {
+    this.burst = null;
+    if (this.running) this.runTick();
+  };
 
   private readonly loop = (): void => {
     this.timer = null;
     if (!this.running) return;
     let now = process.hrtime.bigint();
     while (now >= this.nextAt) {
-      this.onTick();
+      this.runTick();
       this.nextAt += this.periodNs;
       now = process.hrtime.bigint();
       if (now - this.nextAt > 4n * this.periodNs) this.nextAt = now; // fell behind: skip, don't burst
