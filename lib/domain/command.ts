@@ -1,6 +1,6 @@
 // The normalized commands both interfaces (TCP, HTTP) produce and the engine consumes, and
 // the replies it gives. This is what crosses IPC: plain data, string-tagged, no classes.
-import type { Job } from './job.ts';
+import type { Job, JobStatus } from './job.ts';
 import type { Rule } from './rule.ts';
 import type { StatValues } from './stat.ts';
 import type { ClusterView } from './cluster-view.ts';
@@ -14,9 +14,13 @@ export type Command =
   | { readonly op: 'job.remove'; readonly id: string }
   /**
    * One page of a listing (lib/domain/page.ts): prefix '' lists all; scope further restricts to
-   * a namespace ('' = no restriction); cursor 0 starts, a reply's `next` continues.
+   * a namespace ('' = no restriction); cursor 0 starts, a reply's `next` continues. `statuses`
+   * (GET /jobs?status=) keeps only jobs in one of them; absent, any status (QUERY never sets it).
    */
-  | { readonly op: 'job.list'; readonly prefix: string; readonly scope: string; readonly cursor: number; readonly limit: number }
+  | {
+    readonly op: 'job.list'; readonly prefix: string; readonly scope: string; readonly cursor: number; readonly limit: number;
+    readonly statuses?: readonly JobStatus[];
+  }
   | { readonly op: 'rule.set'; readonly rule: Rule }
   | { readonly op: 'rule.get'; readonly id: string }
   | { readonly op: 'rule.remove'; readonly id: string }

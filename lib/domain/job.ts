@@ -10,6 +10,10 @@ export interface Job {
   readonly status: JobStatus;
 }
 
+export function isJobStatus(value: string): value is JobStatus {
+  return (JOB_STATUSES as readonly string[]).includes(value);
+}
+
 /** Persisted status byte (doc/logfile-format.md): the index into JOB_STATUSES. */
 export function statusCode(status: JobStatus): number {
   switch (status) {

@@ -15,6 +15,7 @@ import { jobRoutes } from './routes/jobs.ts';
 import { ruleRoutes } from './routes/rules.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { observeRoutes } from './routes/observe.ts';
+import { whoamiRoutes } from './routes/whoami.ts';
 import { mountStatic } from './static.ts';
 
 const METHODS: readonly Method[] = ['GET', 'PUT', 'DELETE'];
@@ -29,7 +30,7 @@ export interface App {
 }
 
 export function routes(ctx: HttpContext): Route[] {
-  return [...jobRoutes(ctx), ...ruleRoutes(ctx), ...metaRoutes(ctx), ...observeRoutes(ctx)];
+  return [...jobRoutes(ctx), ...ruleRoutes(ctx), ...metaRoutes(ctx), ...observeRoutes(ctx), ...whoamiRoutes(ctx)];
 }
 
 /** Ends a response after a failure: a 500 body if nothing was sent yet, else cut the connection. */

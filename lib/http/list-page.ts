@@ -3,11 +3,13 @@
 // JSON array of the page's entries, and while more may follow, a `Link: <…>; rel="next"`
 // header gives the URL of the next page (RFC 8288, as GitHub's API does). A page is full unless
 // it is the last: the primary examines a bounded number of records per request, so this asks
-// it for more until `limit` entries are found or the listing ends.
+// it for more until `limit` entries are found or the listing ends. GET /jobs also takes
+// `status` (params.ts statusParam), filtered by the primary as it walks; the Link header
+// repeats every filter, so following it continues the same listing.
 import type { ListCommand } from '../domain/command.ts';
 import { MAX_CURSOR, MAX_PAGE_ENTRIES } from '../domain/page.ts';
 import { sendError, sendJson, type JsonValue } from './json.ts';
-import { prefixParam, queryParam } from './params.ts';
+import { prefixParam, queryParam, statusParam } from './params.ts';
 import { perform, type Call, type HttpContext, type SuccessOf } from './route.ts';
 
 export const DEFAULT_PAGE_ENTRIES = 1000;
@@ -31,6 +33,9 @@ export async function listPage<T>(
 ): Promise<void> {
   const prefix = prefixParam(call);
   if (prefix === null) return;
+  // Rules have no status: /rules ignores the parameter like any other unknown one.
+  const statuses = kind === 'jobs' ? statusParam(call) : undefined;
+  if (statuses === null) return;
   const limit = intParam(call, 'limit', 1, MAX_PAGE_ENTRIES, `an integer from 1 to ${MAX_PAGE_ENTRIES}`);
   if (limit === null) return;
   const cursor = intParam(call, 'cursor', 0, MAX_CURSOR, 'a cursor from a Link header');
@@ -40,7 +45,8 @@ export async function listPage<T>(
   let next: number | null = cursor ?? 0;
   while (next !== null && out.length < want) {
     const base: Omit<ListCommand, 'op'> = { prefix, scope: '', cursor: next, limit: want - out.length };
-    const cmd: ListCommand = kind === 'jobs' ? { op: 'job.list', ...base } : { op: 'rule.list', ...base };
+    const cmd: ListCommand = kind === 'rules' ? { op: 'rule.list', ...base }
+      : statuses === undefined ? { op: 'job.list', ...base } : { op: 'job.list', ...base, statuses };
     const reply: SuccessOf<Kind> | null = await perform(ctx, call, cmd, kind);
     if (reply === null) return;
     const items = (reply.kind === 'jobs' ? reply.jobs : reply.rules) as T[];
@@ -51,8 +57,11 @@ export async function listPage<T>(
   }
   const headers: Record<string, string> = {};
   if (next !== null) {
-    const query = new URLSearchParams({ ...(prefix === '' ? {} : { prefix }), limit: String(want), cursor: String(next) });
-    headers['Link'] = `</${kind}?${query.toString()}>; rel="next"`;
+    const query = new URLSearchParams({
+      ...(prefix === '' ? {} : { prefix }), ...(statuses !== undefined && { status: statuses.join(',') }), limit: String(want), cursor: String(next),
+    });
+    // Only `status` can hold a comma (prefixes cannot): leave it readable, as RFC 3986 allows in a query.
+    headers['Link'] = `</${kind}?${query.toString().replaceAll('%2C', ',')}>; rel="next"`;
   }
   sendJson(call.res, 200, out, headers);
 }

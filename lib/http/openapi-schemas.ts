@@ -112,6 +112,11 @@ export const SCHEMAS: Record<string, Schema> = {
   Stats: closed([...STAT_KEYS], statProperties, { description: 'The 15 STAT values of the TCP interface, in the same order; numbers are exact integers.' }),
   Health: closed(['status'], { status: { const: 'ok' } }),
   Ready: closed(['status'], { status: { const: 'ready' } }),
+  WhoAmI: closed(['name', 'namespace', 'auth_enabled'], {
+    name: { type: ['string', 'null'], description: 'The token\'s name (its `[token.<name>]` section); null when no auth_file is configured.' },
+    namespace: { type: 'string', minLength: 1, description: 'The identifier prefix the token may see and change; `*` for every identifier (always `*` without an auth_file).' },
+    auth_enabled: { type: 'boolean', description: 'Whether an auth_file is configured (false: every call is open, no token is needed).' },
+  }, { description: 'The token behind a request; never its secret.' }),
   ClusterNode: closed(['name', 'role', 'applied_seq', 'lag', 'seen_ago_ms'], {
     name: str,
     role: ref('NodeRole'),

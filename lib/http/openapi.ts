@@ -22,6 +22,7 @@ import { JOB_DETAIL_EXAMPLES, OBSERVE_OPS, OBSERVE_SCHEMAS } from './openapi-obs
 import { MAX_BODY_BYTES } from './body.ts';
 import { DEFAULT_PAGE_ENTRIES } from './list-page.ts';
 import { MAX_PAGE_ENTRIES } from '../domain/page.ts';
+import { JOB_STATUSES } from '../domain/job.ts';
 
 type Obj = { [key: string]: JsonValue };
 
@@ -75,7 +76,7 @@ type Tag = 'jobs' | 'rules' | 'meta' | 'cluster';
 const TAGS: Readonly<Record<Tag, string>> = {
   jobs: 'Jobs: an identifier and an execution time in nanoseconds; planned until the time comes, then executed or failed.',
   rules: 'Rules: an identifier prefix mapped to the runner that executes matching jobs (the longest matching pattern wins).',
-  meta: 'The service itself: statistics, liveness, readiness and this document.',
+  meta: 'The service itself: statistics, liveness, readiness, this document, and which token a request carries.',
   cluster: 'Cluster mode (several nodes on NATS JetStream): how this node sees its cluster.',
 };
 
@@ -135,6 +136,7 @@ function head(get: Obj): Obj {
 // Example values, shared by several operations. Nanoseconds are bigints: written exactly.
 const JOB = { id: 'mail.welcome.42', status: 'planned', execution: 1893484800123456789n };
 const DONE_JOB = { id: 'backup.now', status: 'executed', execution: 1700000000000000000n };
+const FAILED_JOB = { id: 'backup.nightly', status: 'failed', execution: 1893466800000000000n };
 const HTTP_RULE = { id: 'mail.', pattern: 'mail.', runner: { type: 'http', method: 'POST', url: 'http://127.0.0.1:9000/send' } };
 const SHELL_RULE = { id: 'backup.', pattern: 'backup.', runner: { type: 'shell', command: 'echo backing up "$TICKD_JOB_ID" >> /tmp/tickd-demo.log' } };
 const AWF_RULE = { id: 'report.', pattern: 'report.', runner: { type: 'awf', workflow: 'monthly-report', inputs: ['format=pdf'] } };
@@ -146,10 +148,12 @@ const PAGE_HEADERS: Obj = {
     example: '</jobs?prefix=mail.&limit=2&cursor=17>; rel="next"',
   },
 };
+const STATUS_NOTE = 'The status filter is applied as the daemon walks its jobs: a job whose status changes during a walk is listed if it has a wanted status when its turn comes; pages stay full but for the last, however rare the status.';
 const PAGE_NOTE = `Paged: at most \`limit\` entries (default ${DEFAULT_PAGE_ENTRIES}, at most ${MAX_PAGE_ENTRIES}) per response, in no particular order; a Link header names the next page. Entries present for a whole walk appear exactly once; ones created or deleted during it may or may not appear.`;
 const listOk = (what: string, item: string, examples: Examples): Obj =>
   ({ '200': response(`${what}, one page.`, { type: 'array', items: ref(item) }, examples, PAGE_HEADERS) });
 const LIST_PARAMS = ['Prefix', 'Limit', 'Cursor'];
+const JOB_LIST_PARAMS = ['Prefix', 'Status', 'Limit', 'Cursor'];
 
 const jobOk = { '200': response('The job, and its last attempt when one is recorded.', ref('JobDetail'), { planned: ['A planned job', JOB], executed: ['A job whose runner has run', DONE_JOB], ...JOB_DETAIL_EXAMPLES }) };
 const ruleOk = { '200': response('The rule, runner in object form.', ref('Rule'), { http: ['An http runner', HTTP_RULE], shell: ['A shell runner', SHELL_RULE] }) };
@@ -159,6 +163,10 @@ const notValidJson: readonly [string, JsonValue] = ['The body is not JSON', says
 const LIST_BAD: Examples = {
   limit: ['limit out of range', says(`query parameter limit must be an integer from 1 to ${MAX_PAGE_ENTRIES}`)],
   prefix: ['prefix given twice', says('query parameter prefix must be given at most once')],
+};
+const JOB_LIST_BAD: Examples = {
+  ...LIST_BAD,
+  status: ['An unknown status', says(`query parameter status: unknown status "done" (allowed: ${JOB_STATUSES.join(', ')}, several separated by commas)`)],
 };
 const NAMESPACE = 'With an auth_file, only identifiers inside the token\'s namespace are visible (403 outside it).';
 
@@ -185,9 +193,9 @@ function paths(opts: OpenApiOptions): Obj {
   const one = (op: Op): Obj => operation(op, auth);
   return {
     '/jobs': get({
-      id: 'listJobs', tag: 'jobs', summary: 'List jobs, optionally by identifier prefix', params: LIST_PARAMS,
-      description: `Jobs whose identifier starts with \`prefix\` (all without it). ${PAGE_NOTE} With an auth_file, the list is narrowed to the token's namespace.`,
-      ok: listOk('Jobs', 'Job', { page: ['A page of jobs', [JOB, DONE_JOB]], empty: ['Nothing matches', []] }), bad: LIST_BAD, errors: {},
+      id: 'listJobs', tag: 'jobs', summary: 'List jobs, optionally by identifier prefix and status', params: JOB_LIST_PARAMS,
+      description: `Jobs whose identifier starts with \`prefix\` (all without it) and, with \`status\`, whose status is one of those named. ${PAGE_NOTE} ${STATUS_NOTE} With an auth_file, the list is narrowed to the token's namespace.`,
+      ok: listOk('Jobs', 'Job', { page: ['A page of jobs', [JOB, DONE_JOB]], failed: ['With status=failed', [FAILED_JOB]], empty: ['Nothing matches', []] }), bad: JOB_LIST_BAD, errors: {},
     }),
     // The id parameter is given per operation, not on the path item: Swagger UI (5.x) leaves a
     // path-level $ref parameter unresolved ("any", no name) in /docs/.
@@ -239,6 +247,16 @@ function paths(opts: OpenApiOptions): Obj {
       id: 'getStats', tag: 'meta', summary: 'Service statistics',
       description: 'The values of the TCP STAT command, in the same order; numbers are exact integers. Allowed for any token, whatever its namespace.',
       ok: { '200': response('The statistics.', ref('Stats'), { running: ['A daemon with a logfile', stats(auth)] }) }, errors: {},
+    }),
+    '/whoami': get({
+      id: 'getWhoami', tag: 'meta', summary: 'The token of this request',
+      description: auth
+        ? 'The name and namespace the token file gives the bearer token of this request (never its secret). A wrong token is 401 here as everywhere, so this is how a client checks a secret before keeping it. Allowed for any token, whatever its namespace.'
+        : 'No auth_file is configured: every caller has full access without a token, so the answer is always {"name": null, "namespace": "*", "auth_enabled": false}.',
+      ok: { '200': response('The token.', ref('WhoAmI'), auth
+        ? { admin: ['A token for every identifier', { name: 'admin', namespace: '*', auth_enabled: true }], scoped: ['A token for one namespace', { name: 'billing', namespace: 'billing.', auth_enabled: true }] }
+        : { open: ['No auth_file', { name: null, namespace: '*', auth_enabled: false }] }) },
+      errors: {},
     }),
     '/activity': get(OBSERVE_OPS['/activity']),
     '/metrics': get(OBSERVE_OPS['/metrics']),
@@ -305,6 +323,11 @@ export function buildOpenApi(opts: OpenApiOptions): JsonValue {
         JobId: idParam('job', 'Identifier', 'mail.welcome.42'),
         RuleId: idParam('rule', 'Identifier', 'mail.'),
         Prefix: { name: 'prefix', in: 'query', required: false, schema: ref('Pattern'), example: 'mail.', description: 'Only identifiers starting with this; absent or empty lists everything.' },
+        Status: {
+          name: 'status', in: 'query', required: false, example: 'failed',
+          schema: { type: 'string', pattern: `^(${JOB_STATUSES.join('|')})(,(${JOB_STATUSES.join('|')}))*$` },
+          description: `Only jobs in this status, or in any of several separated by commas (\`executed,failed\`): ${JOB_STATUSES.join(', ')}. Absent: any status. Anything else is a 400.`,
+        },
         Limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_ENTRIES, default: DEFAULT_PAGE_ENTRIES }, example: 100, description: 'Entries per page at most.' },
         Cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,10}$' }, example: '17', description: 'Where the page starts: copy it from the previous page\'s Link header; treat it as opaque. It is only meaningful until the daemon restarts.' },
       },

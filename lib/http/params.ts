@@ -1,7 +1,8 @@
-// Path and query parameters shared by the /jobs and /rules routes. Path ids arrive already
+// Path and query parameters of the /jobs and /rules routes. Path ids arrive already
 // percent-decoded (polka decodes params when the path holds a '%'; a malformed escape stays
 // raw and fails validation on its '%'), then are validated exactly like TCP identifiers.
 import { validateIdentifier, validatePattern } from '../domain/identifier.ts';
+import { isJobStatus, JOB_STATUSES, type JobStatus } from '../domain/job.ts';
 import { sendError } from './json.ts';
 import type { Call } from './route.ts';
 
@@ -32,5 +33,30 @@ export function prefixParam(call: Call): string | null {
   const error = validatePattern(prefix);
   if (error === null) return prefix;
   sendError(call.res, 400, `query parameter prefix: ${error}`);
+  return null;
+}
+
+/** What a bad `status` shows of the value at fault, at most (the rest is the client's own text). */
+const SHOWN_STATUS_CHARS = 40;
+
+/**
+ * The optional `status` query parameter of GET /jobs: one status or several separated by
+ * commas (`executed,failed`), exact lower-case names. Returns them in JOB_STATUSES order
+ * without repeats (so the Link header is the same whatever order the client gave), undefined
+ * when absent (any status), null after a 400 has been sent. A repeated parameter is refused
+ * like a repeated prefix: one way to name a set is enough.
+ */
+export function statusParam(call: Call): JobStatus[] | undefined | null {
+  const raw = queryParam(call, 'status');
+  if (raw === undefined) return undefined;
+  if (raw === null) {
+    sendError(call.res, 400, 'query parameter status must be given at most once; name several statuses separated by commas');
+    return null;
+  }
+  const names = raw.split(',');
+  const bad = names.find((n) => !isJobStatus(n));
+  if (bad === undefined) return JOB_STATUSES.filter((s) => names.includes(s));
+  const shown = bad.length > SHOWN_STATUS_CHARS ? `${bad.slice(0, SHOWN_STATUS_CHARS)}…` : bad;
+  sendError(call.res, 400, `query parameter status: unknown status "${shown}" (allowed: ${JOB_STATUSES.join(', ')}, several separated by commas)`);
   return null;
 }

@@ -130,15 +130,18 @@ export class JobStore {
 
   /**
    * One page of the jobs whose identifier starts with `prefix` and, unless `scope` is '', with
-   * `scope`, in slot order from `cursor` (lib/domain/page.ts). One startsWith per slot examined.
+   * `scope`, and whose status `keep` accepts (any when absent), in slot order from `cursor`
+   * (lib/domain/page.ts). One startsWith per slot examined; the slots `keep` refuses count
+   * toward the page's bound like any other, so a rare status still costs a bounded slice.
    */
-  page(prefix: string, scope: string, cursor: number, limit: number): Page<Job> {
+  page(prefix: string, scope: string, cursor: number, limit: number, keep?: (status: JobStatus) => boolean): Page<Job> {
     const start = narrowest(prefix, scope);
     if (start === null) return { items: [], next: null };
     const ids = this.ids;
     return scanSlots(ids.length, cursor, limit, (slot) => {
       const id = ids[slot];
-      return id !== undefined && id.startsWith(start) ? this.jobAt(slot) : undefined;
+      if (id === undefined || !id.startsWith(start)) return undefined;
+      return keep === undefined || keep(JOB_STATUSES[this.statuses[slot]!]!) ? this.jobAt(slot) : undefined;
     });
   }
 

@@ -27,7 +27,7 @@ export interface RequestOptions {
 export function templateOf(path: string): string | null {
   const p = path.split('?')[0]!;
   if (p === '/jobs' || p === '/rules' || p === '/health' || p === '/ready' || p === '/stats' || p === '/cluster' || p === '/openapi.json') return p;
-  if (p === '/activity' || p === '/metrics') return p;
+  if (p === '/activity' || p === '/metrics' || p === '/whoami') return p;
   const m = /^\/(jobs|rules)\/[^/]+$/.exec(p);
   return m === null ? null : `/${m[1]}/{id}`;
 }

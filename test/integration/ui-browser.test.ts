@@ -89,13 +89,19 @@ describe('web console and API reference in Chromium', function () {
   const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
   const row = (page: Page, id: string) => page.locator(`tr[data-job="${id}"]`);
 
+  /** The header's line for each token of TOKENS (GET /whoami). */
+  const SIGNED_IN: Record<string, string> = {
+    'secret-admin': 'signed in as admin (namespace *)',
+    'secret-other': 'signed in as other (namespace other.)',
+  };
+
   async function signIn(page: Page, secret: string): Promise<void> {
     await page.goto(`${origin}/ui/`);
     await page.locator('#session-state', { hasText: 'needs a token' }).waitFor();
     // Keyboard only: the token field has focus on a fresh page; Enter submits its form.
     await page.keyboard.type(secret);
     await page.keyboard.press('Enter');
-    await page.locator('#whoami', { hasText: exactly('signed in') }).waitFor();
+    await page.locator('#whoami', { hasText: exactly(SIGNED_IN[secret]!) }).waitFor();
     await page.locator('#refreshed', { hasText: 'Last refreshed' }).waitFor();
   }
 
@@ -120,7 +126,8 @@ describe('web console and API reference in Chromium', function () {
     expect(await page.evaluate('document.activeElement.id')).to.equal('token');
     await page.keyboard.type('secret-admin');
     await page.keyboard.press('Enter');
-    await page.locator('#whoami', { hasText: exactly('signed in') }).waitFor();
+    await page.locator('#whoami', { hasText: exactly('signed in as admin (namespace *)') }).waitFor();
+    expect(await page.locator('#whoami').getAttribute('title')).to.equal('This token may see and change every job and rule.');
     await page.locator('#status', { hasText: 'Signed in.' }).waitFor();
     expect((await page.getByRole('alert').innerText()).trim()).to.equal('');
     expect(await page.locator('#session').isHidden()).to.equal(true);
@@ -131,8 +138,9 @@ describe('web console and API reference in Chromium', function () {
   it('a kept token the server no longer accepts is dropped with a message, and nothing is shown', async () => {
     const { page, watch } = await newPage();
     await page.addInitScript({ content: "sessionStorage.setItem('tickd.token', 'secret-revoked')" });
-    // The first refresh asks /stats, /activity, one page of jobs and one of rules: four 401s.
-    for (let i = 0; i < 4; i++) watch.expect(/Failed to load resource.*status of 401/);
+    // The first refresh asks /stats, /whoami (the header names the kept token), /activity,
+    // one page of jobs and one of rules: five 401s.
+    for (let i = 0; i < 5; i++) watch.expect(/Failed to load resource.*status of 401/);
     await page.goto(`${origin}/ui/`);
     await page.getByRole('alert').filter({ hasText: 'no longer accepts the token' }).waitFor();
     expect(await page.evaluate("sessionStorage.getItem('tickd.token')")).to.equal(null);

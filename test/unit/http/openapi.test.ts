@@ -258,6 +258,8 @@ describe('http/openapi document', () => {
       ok('PUT', '/jobs/{id}', 415, '{"error":"Content-Type must be application/json"}');
       ok('GET', '/cluster', 200, '{"cluster":"c","node":"n1","role":"leader","leader":"n1","last_seq":7,"applied_seq":7,"nodes":[{"name":"n1","role":"leader","applied_seq":7,"lag":0,"seen_ago_ms":0}]}');
       ok('GET', '/cluster', 200, '{"cluster":"c","node":"n2","role":"follower","leader":null,"last_seq":0,"applied_seq":0,"nodes":[]}');
+      ok('GET', '/whoami', 200, '{"name":"ops","namespace":"ops.","auth_enabled":true}');
+      ok('GET', '/whoami', 200, '{"name":null,"namespace":"*","auth_enabled":false}');
     });
 
     it('accepts request bodies in both runner forms and refuses ones the routes refuse', () => {
@@ -281,6 +283,9 @@ describe('http/openapi document', () => {
       expect(checker.check('GET', '/cluster', 200, view.replace('"last_seq"', '"lastSeq"'))).to.have.length.above(0);
       expect(checker.check('GET', '/cluster', 200, view.replace('"role":"leader"', '"role":"primary"'))).to.have.length.above(0);
       expect(checker.check('GET', '/cluster', 200, view.replace('"nodes":[]', '"nodes":[{"name":"n","role":"leader","applied_seq":1,"lag":-1,"seen_ago_ms":0}]'))).to.have.length.above(0);
+      // /whoami never carries more than the name and namespace (no secret).
+      expect(checker.check('GET', '/whoami', 200, '{"name":"ops","namespace":"ops.","auth_enabled":true,"secret":"s"}')).to.have.length.above(0);
+      expect(checker.check('GET', '/whoami', 200, '{"name":"ops","namespace":"ops."}')).to.have.length.above(0);
       // Every node answers it itself: a 404 would be a route that should not exist.
       expect(checker.check('GET', '/cluster', 404, '{"error":"x"}')).to.have.length.above(0);
       expect(new SchemaChecker(document(true, false)).check('GET', '/cluster', 200, view)).to.have.length.above(0);

@@ -83,8 +83,8 @@ async function exchange(method, path, { token = storedToken(), body } = {}) {
 }
 
 /** One page of a listing: its entries and the cursor of the next page (null on the last). */
-async function page(kind, { limit, cursor, prefix }) {
-  const { body, response } = await exchange('GET', `/${kind}?${pageQuery({ limit, cursor, prefix })}`, {});
+async function page(kind, { limit, cursor, prefix, status }) {
+  const { body, response } = await exchange('GET', `/${kind}?${pageQuery({ limit, cursor, prefix, status })}`, {});
   return { items: Array.isArray(body) ? body : [], next: nextCursor(response.headers.get('Link')) };
 }
 
@@ -107,8 +107,12 @@ export async function serverFeatures() {
 const path = (kind, id) => `/${kind}/${encodeURIComponent(id)}`;
 
 export const api = {
-  /** GET /stats with a token not yet kept: how a typed token is checked before it is stored. */
-  checkToken: (token) => call('GET', '/stats', { token }),
+  /**
+   * GET /whoami with a token not yet kept: how a typed token is checked before it is stored
+   * (any valid token may call it); resolves with its name and namespace.
+   */
+  checkToken: (token) => call('GET', '/whoami', { token }),
+  whoami: () => call('GET', '/whoami'),
   stats: () => call('GET', '/stats'),
   activity: () => call('GET', '/activity'),
   cluster: () => call('GET', '/cluster'),

@@ -1,7 +1,8 @@
 // The console's controller: learns what the server offers, wires the parts (session, jobs,
 // rules, job detail) and runs the refresh loop: every REFRESH_MS while the tab is visible it
 // asks /stats, and for each part on screen (IntersectionObserver) its data: /activity for the
-// chart, the page of jobs shown, the page of rules shown, the open job detail. Invariants: no
+// chart, the page of jobs shown, the page of rules shown, the open job detail; and /whoami
+// while the header does not yet name the kept token (a reload: the token came from storage). Invariants: no
 // data call is made without a token when the server needs one (so a fresh page does not fill
 // the log with 401s), nor to a route its /openapi.json does not list (/cluster on a node
 // running alone: a 404 every refresh); one refresh at a time (one asked for meanwhile runs
@@ -15,7 +16,7 @@ import { nodeLabel } from './format.js';
 import { deleteJob, editJob, jobsList, setupJobs } from './jobs.js';
 import { clearRendered, refreshRelative, renderCounts, renderMessages, renderNode, renderStats } from './render.js';
 import { rulesList, setupRules } from './rules.js';
-import { canCall, setNeedsToken, setupSession, showSession, tokenRefused } from './session.js';
+import { canCall, needsPrincipal, setNeedsToken, setPrincipal, setupSession, showSession, tokenRefused } from './session.js';
 
 const REFRESH_MS = 2000;
 const $ = (id) => document.getElementById(id);
@@ -56,6 +57,7 @@ function onError(err) {
 function calls(force) {
   const want = (part) => state.visible.has(part) || force.has(part);
   const list = [['stats', api.stats(), (stats) => { renderStats($('stats'), stats); renderCounts($('counts'), stats); }]];
+  if (needsPrincipal()) list.push(['whoami', api.whoami(), setPrincipal]);
   if (state.activity && want('activity')) list.push(['activity', api.activity(), (a) => renderChart($('activity-chart'), a)]);
   if (state.cluster) list.push(['cluster', api.cluster(), (view) => renderNode($('node'), nodeLabel(view))]);
   if (want('jobs')) list.push(['jobs', jobsList.request(), (answer) => jobsList.show(answer)]);

@@ -1,6 +1,6 @@
 // Pure helpers of the console (no DOM): exact JSON parsing, nanosecond timestamps and
 // durations, relative times, the paged listing's next cursor, STAT counts, runner and attempt
-// descriptions. Invariant: an integer from the API never passes through a JS number. The API
+// descriptions, the session line. Invariant: an integer from the API never passes through a JS number. The API
 // writes execution and the STAT figures as exact integers, often above 2^53, so parseExact
 // turns every integer literal into its decimal string before JSON.parse sees it.
 
@@ -164,12 +164,23 @@ export function nextCursor(link) {
   return new URLSearchParams(query).get('cursor');
 }
 
-/** The query of one page of a listing: limit, cursor (null for the first page) and prefix. */
-export function pageQuery({ limit, cursor = null, prefix = '' }) {
+/** The query of one page of a listing: limit, cursor (null for the first page), prefix and status ('' = any). */
+export function pageQuery({ limit, cursor = null, prefix = '', status = '' }) {
   const query = new URLSearchParams({ limit: String(limit) });
   if (cursor !== null) query.set('cursor', cursor);
   if (prefix !== '') query.set('prefix', prefix);
+  if (status !== '') query.set('status', status);
   return query.toString();
+}
+
+/**
+ * The header's session line for a GET /whoami answer: "signed in as admin (namespace *)";
+ * "signed in" alone while the answer is not known (or is not of that shape).
+ */
+export function principalLabel(whoami) {
+  const { name, namespace } = whoami ?? {};
+  if (typeof name !== 'string' || typeof namespace !== 'string') return 'signed in';
+  return `signed in as ${name} (namespace ${namespace})`;
 }
 
 /** Jobs per status and in all, from GET /stats (service-wide, like STAT); '?' when missing. */

@@ -1,5 +1,5 @@
 // The jobs part of the console: one page of jobs (100 rows, paged with the listing's cursor,
-// filtered by identifier prefix on the server), the job form, the row buttons and "Open job"
+// filtered by identifier prefix and status on the server), the job form, the row buttons and "Open job"
 // by identifier (any job, on this page or not). Invariants: nothing here downloads more than
 // one page; every change goes through the controller's `change`, which reports and refreshes.
 import { api } from './api.js';
@@ -21,7 +21,7 @@ export const jobsList = new PagedList({
     renderJobs(tbody, items, Date.now(), emptyText);
     refreshRelative(tbody, Date.now());
   },
-  ids: { tbody: 'jobs', previous: 'jobs-previous', next: 'jobs-next', position: 'jobs-position', filterForm: 'filter-form', filterInput: 'prefix' },
+  ids: { tbody: 'jobs', previous: 'jobs-previous', next: 'jobs-next', position: 'jobs-position', filterForm: 'filter-form', filterInput: 'prefix', filterStatus: 'status-filter' },
   onError: (err) => ctx.onError(err),
 });
 

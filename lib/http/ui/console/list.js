@@ -1,7 +1,8 @@
-// One paged listing on screen (jobs or rules): a prefix filter sent to the server, the page
-// shown, Previous/Next over a cursor stack (pager.js) and the "Page 2 · rows 101–200" line.
-// Invariants: only the page shown is ever fetched; an answer made for another page or filter
-// (the user moved on while it was in flight) is dropped; a new prefix starts at page 1.
+// One paged listing on screen (jobs or rules): a prefix filter and, for jobs, a status filter,
+// both applied by the server, the page shown, Previous/Next over a cursor stack (pager.js) and
+// the "Page 2 · rows 101–200" line. Invariants: only the page shown is ever fetched; an answer
+// made for another page or filter (the user moved on while it was in flight) is dropped; a new
+// filter starts at page 1.
 import { Pager } from './pager.js';
 import { clearRendered } from './render.js';
 
@@ -11,7 +12,7 @@ export class PagedList {
   /**
    * `fetchPage(query)` resolves with {items, next}; `render(tbody, items, emptyText)` shows
    * them; `noun` names the entries ("jobs"); `ids` names the elements (tbody, previous, next,
-   * position, filter form and input).
+   * position, filter form and input, and the status select `filterStatus` if the list has one).
    */
   constructor({ limit, noun, fetchPage, render, ids, onError }) {
     this.pager = new Pager(limit);
@@ -21,6 +22,8 @@ export class PagedList {
     this.ids = ids;
     this.onError = onError;
     this.prefix = '';
+    // '' = any status; else a status name, sent as GET /jobs?status=.
+    this.status = '';
     this.generation = 0;
     this.items = [];
   }
@@ -28,7 +31,7 @@ export class PagedList {
   /** Starts fetching the page shown; resolves with what show() takes. */
   async request() {
     const generation = this.generation;
-    const page = await this.fetchPage({ limit: this.pager.limit, cursor: this.pager.cursor, prefix: this.prefix });
+    const page = await this.fetchPage({ limit: this.pager.limit, cursor: this.pager.cursor, prefix: this.prefix, status: this.status });
     return { generation, page };
   }
 
@@ -37,7 +40,8 @@ export class PagedList {
     if (generation !== this.generation) return false;
     this.pager.answered(page.next);
     this.items = page.items;
-    const empty = this.prefix === '' ? `No ${this.noun}.` : `No ${this.noun} with identifier prefix "${this.prefix}".`;
+    const what = this.status === '' ? this.noun : `${this.status} ${this.noun}`;
+    const empty = this.prefix === '' ? `No ${what}.` : `No ${what} with identifier prefix "${this.prefix}".`;
     this.render($(this.ids.tbody), this.items, this.pager.index === 0 ? empty : `No ${this.noun} on this page any more.`);
     this.showPosition();
     return true;
@@ -76,7 +80,9 @@ export class PagedList {
     this.generation++;
     this.items = [];
     this.prefix = '';
+    this.status = '';
     $(this.ids.filterInput).value = '';
+    if (this.ids.filterStatus !== undefined) $(this.ids.filterStatus).value = '';
     clearRendered($(this.ids.tbody));
     $(this.ids.position).textContent = '';
     $(this.ids.previous).disabled = true;
@@ -90,13 +96,20 @@ export class PagedList {
 
   /** Wires the filter form and the Previous/Next buttons; `canCall` gates every fetch. */
   setup(canCall) {
-    $(this.ids.filterForm).addEventListener('submit', (event) => {
-      event.preventDefault();
+    // The form's values as they stand: a status picked after typing a prefix applies both.
+    const apply = () => {
       this.prefix = $(this.ids.filterInput).value.trim();
+      if (this.ids.filterStatus !== undefined) this.status = $(this.ids.filterStatus).value;
       this.pager.reset();
       this.generation++;
       if (canCall()) void this.reload();
+    };
+    $(this.ids.filterForm).addEventListener('submit', (event) => {
+      event.preventDefault();
+      apply();
     });
+    // A choice in a list needs no extra click on Filter.
+    if (this.ids.filterStatus !== undefined) $(this.ids.filterStatus).addEventListener('change', apply);
     $(this.ids.previous).addEventListener('click', () => this.move(() => this.pager.back()));
     $(this.ids.next).addEventListener('click', () => this.move(() => this.pager.forward()));
   }

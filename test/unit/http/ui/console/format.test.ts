@@ -18,7 +18,8 @@ interface Format {
   roughSpan(ms: number): string;
   relativeExecution(ns: unknown, status: string, nowMs: number): string;
   nextCursor(link: string | null): string | null;
-  pageQuery(q: { limit: number; cursor?: string | null; prefix?: string }): string;
+  pageQuery(q: { limit: number; cursor?: string | null; prefix?: string; status?: string }): string;
+  principalLabel(whoami: unknown): string;
   statusCounts(stats: unknown, statuses: string[]): Record<string, string>;
   outcomeDetails(outcome: unknown): Array<[string, string]>;
 }
@@ -154,10 +155,18 @@ describe('http/ui/console/format.js', () => {
     expect(f.nextCursor(null)).to.equal(null);
   });
 
-  it('pageQuery gives limit, then cursor and prefix only when set', () => {
+  it('pageQuery gives limit, then cursor, prefix and status only when set', () => {
     expect(f.pageQuery({ limit: 100 })).to.equal('limit=100');
     expect(f.pageQuery({ limit: 100, cursor: '42', prefix: 'a b&c' })).to.equal('limit=100&cursor=42&prefix=a+b%26c');
-    expect(f.pageQuery({ limit: 50, cursor: null, prefix: '' })).to.equal('limit=50');
+    expect(f.pageQuery({ limit: 50, cursor: null, prefix: '', status: '' })).to.equal('limit=50');
+    expect(f.pageQuery({ limit: 100, cursor: '7', prefix: 'a.', status: 'failed' })).to.equal('limit=100&cursor=7&prefix=a.&status=failed');
+  });
+
+  it('principalLabel names the token and its namespace; "signed in" while that is not known', () => {
+    expect(f.principalLabel({ name: 'admin', namespace: '*', auth_enabled: true })).to.equal('signed in as admin (namespace *)');
+    expect(f.principalLabel({ name: 'ops', namespace: 'ops.', auth_enabled: true })).to.equal('signed in as ops (namespace ops.)');
+    expect(f.principalLabel(null)).to.equal('signed in');
+    expect(f.principalLabel({ name: null, namespace: '*', auth_enabled: false })).to.equal('signed in');
   });
 
   it('statusCounts takes the jobs per status from STAT, "?" when a figure is missing', () => {
