@@ -16,6 +16,7 @@ import { row as clusterFailover } from './rows/cluster-failover.ts';
 import { row as compaction } from './rows/compaction.ts';
 import { row as ctlImport } from './rows/ctl-import.ts';
 import { row as durable } from './rows/durable.ts';
+import { row as enqueue } from './rows/enqueue.ts';
 import { row as fireDirect } from './rows/fire-direct.ts';
 import { row as fireHttp } from './rows/fire-http.ts';
 import { row as fireRedis } from './rows/fire-redis.ts';
@@ -28,7 +29,7 @@ import { row as rss } from './rows/rss.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, fireDirect, fireHttp, fireRedis, burst, lateness, rss, listing, replay, compaction, httpPut, ctlImport, cluster, clusterFailover];
+const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, burst, lateness, rss, listing, replay, compaction, httpPut, ctlImport, cluster, clusterFailover];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)

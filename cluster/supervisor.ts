@@ -14,6 +14,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command, Reply } from '../lib/domain/command.ts';
 import type { Logger } from '../lib/log.ts';
+import { decodeBatch } from './ipc/batch-codec.ts';
 import { WorkerLink } from './ipc/channel.ts';
 import { RespawnBackoff } from './respawn-backoff.ts';
 import type { ToPrimary, ToWorker, WorkerInit } from './ipc/messages.ts';
@@ -105,9 +106,21 @@ export class Supervisor {
           case 'listen-failed':
             reject(new Error(msg.message));
             return;
-          case 'batch':
-            this.opts.onBatch(msg.cmds, (replies) => link.reply(msg.seqs, replies));
+          case 'batch': {
+            let batch;
+            try {
+              batch = decodeBatch(msg);
+            } catch (err) {
+              // Only a bug of ours makes a batch unreadable: its commands cannot be answered,
+              // so the worker (and its clients' connections) is replaced.
+              this.opts.log.error({ err: (err as Error).message, worker: worker.id }, 'unreadable command batch from a worker; replacing it');
+              worker.process.kill('SIGKILL');
+              return;
+            }
+            const { seqs, cmds } = batch;
+            this.opts.onBatch(cmds, (replies) => link.reply(seqs, replies));
             return;
+          }
           case 'connections':
             this.opts.onConnections(worker.id, msg.count);
             return;

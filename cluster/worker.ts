@@ -15,6 +15,7 @@ import { createLogger, type Logger } from '../lib/log.ts';
 import { formatAddress } from '../lib/config/listen.ts';
 import { TcpListener } from '../lib/net/tcp.ts';
 import { loadTelemetry, requestHook, TELEMETRY_FLUSH_MS, type Telemetry } from '../lib/telemetry/wiring.ts';
+import { encodeBatch } from './ipc/batch-codec.ts';
 import { PrimaryLink, TurnBatcher } from './ipc/channel.ts';
 import type { ToPrimary, ToWorker, WorkerInit } from './ipc/messages.ts';
 import { WORKER_DRAIN_MS } from './ipc/timing.ts';
@@ -27,7 +28,7 @@ function send(msg: ToPrimary): void {
 
 function ignoreSendError(_err: Error | null): void {}
 
-const link = new PrimaryLink((seqs, cmds) => send({ t: 'batch', seqs, cmds }));
+const link = new PrimaryLink((seqs, cmds) => send({ t: 'batch', ...encodeBatch(seqs, cmds) }));
 let tcp: TcpListener | null = null;
 let http: HttpHandle | null = null;
 let log: Logger | null = null;

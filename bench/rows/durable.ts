@@ -24,14 +24,24 @@ export interface Run {
   readonly records: number | null;
 }
 
-/** The closed loop on a fresh daemon; `args` adds daemon flags (the cluster row's --cluster). */
-export function closedLoop(name: string, persistence: 'logfile' | 'memory', depth: number, args: string[] = []): Promise<Run> {
+export interface LoopShape {
+  readonly connections: number;
+  readonly workers: number;
+}
+
+/**
+ * The closed loop on a fresh daemon; `args` adds daemon flags (the cluster row's --cluster),
+ * `shape` other connection and worker counts (the enqueue row's).
+ */
+export function closedLoop(
+  name: string, persistence: 'logfile' | 'memory', depth: number, args: string[] = [], shape: LoopShape = { connections: CONNECTIONS, workers: 1 },
+): Promise<Run> {
   return withDaemon(name, {
-    workers: 1,
+    workers: shape.workers,
     args,
     config: { database: { persistence, fsync_on_persist: true, compression_interval: 0 } },
   }, async (daemon) => {
-    const load = await closedLoopSets(daemon.tcp, CONNECTIONS, 'durable', depth);
+    const load = await closedLoopSets(daemon.tcp, shape.connections, 'durable', depth);
     let replies = 0;
     let seconds = 0;
     try {

@@ -4,7 +4,8 @@
 //
 // Sequence: primary forks a worker -> 'init' -> worker binds TCP then HTTP -> 'listening'
 // (or 'listen-failed': startup error). Then the worker sends 'batch' messages (every command
-// read in one event-loop turn, each tagged with a per-worker seq) and the primary answers
+// read in one event-loop turn, each tagged with a per-worker seq; SETs packed as bytes:
+// batch-codec.ts) and the primary answers
 // with 'replies' (seqs it has finished, coalesced per turn). 'readiness' tells the worker
 // what GET /ready answers: 'ready' once the daemon is ready (after every worker reported
 // 'listening'; 503 before, while commands are already answered), 'stopping' as soon as a
@@ -16,6 +17,7 @@ import type { Command, Reply } from '../../lib/domain/command.ts';
 import type { Config } from '../../lib/config/schema.ts';
 import type { TokenEntry } from '../../lib/config/tokens.ts';
 import type { LogFormat } from '../../lib/log-format.ts';
+import type { WireBatch } from './batch-codec.ts';
 
 export interface WorkerInit {
   readonly config: Config;
@@ -39,5 +41,5 @@ export type ToWorker =
 export type ToPrimary =
   | { readonly t: 'listening'; readonly tcp: string; readonly http: string | null }
   | { readonly t: 'listen-failed'; readonly message: string }
-  | { readonly t: 'batch'; readonly seqs: number[]; readonly cmds: Command[] }
+  | ({ readonly t: 'batch' } & WireBatch)
   | { readonly t: 'connections'; readonly count: number };
