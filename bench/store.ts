@@ -1,7 +1,10 @@
 // Store micro-benchmark (run: node bench/store.ts). Prints the cost of 1 000 000 planned
-// jobs (insert time, RSS), of taking them all due in tick-sized batches, and match() ops/s
-// against 1000 rules. Pass --expose-gc to node to see live memory apart from garbage. RSS
-// includes Node's own baseline and the V8 heap headroom left by the insert loop's garbage.
+// jobs (insert time, RSS, live bytes per job on and off the JS heap), of looking them up, of
+// a full GC with them stored, of churn (half deleted, as many new ones added: the store must
+// not grow), of taking them all due in tick-sized batches, and match() ops/s against 1000
+// rules. Pass --expose-gc to node to see live memory apart from garbage (and the full-GC
+// line). RSS includes Node's own baseline and the V8 heap headroom left by the insert loop's
+// garbage.
 import type { Rule } from '../lib/domain/rule.ts';
 import { JobStore } from '../lib/store/jobs.ts';
 import { RuleStore } from '../lib/store/rules.ts';
@@ -15,6 +18,7 @@ const BASE_NS = 1775822400000000000n;
 const noGc = (): void => {};
 const gc = (globalThis as { gc?: () => void }).gc ?? noGc;
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
+const signed = (bytes: number): string => `${bytes < 0 ? '-' : '+'}${mib(Math.abs(bytes))}`;
 const msSince = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
 
 function benchJobs(): void {
@@ -30,9 +34,37 @@ function benchJobs(): void {
   const insertMs = msSince(t);
   gc();
   const mem = process.memoryUsage();
+  const heapBytes = mem.heapUsed - before.heapUsed;
+  const offHeapBytes = mem.arrayBuffers - before.arrayBuffers;
   console.log(`insert ${JOBS} planned jobs: ${insertMs.toFixed(0)} ms (${(JOBS / insertMs * 1000).toFixed(0)}/s)`);
-  console.log(`  RSS ${mib(mem.rss)} total (${mib(before.rss)} before); live: heapUsed +${mib(mem.heapUsed - before.heapUsed)},`
-    + ` arrayBuffers +${mib(mem.arrayBuffers - before.arrayBuffers)}${gc === noGc ? ' (garbage included: run with --expose-gc)' : ''}`);
+  console.log(`  RSS ${mib(mem.rss)} total (${mib(before.rss)} before); live: heapUsed +${mib(heapBytes)},`
+    + ` arrayBuffers +${mib(offHeapBytes)}${gc === noGc ? ' (garbage included: run with --expose-gc)' : ''}`);
+  console.log(`  ${((heapBytes + offHeapBytes) / JOBS).toFixed(0)} bytes per job (${(heapBytes / JOBS).toFixed(0)} on the JS heap)`);
+  if (gc !== noGc) {
+    t = process.hrtime.bigint();
+    gc();
+    console.log(`  a full (non-incremental) GC with them stored: ${msSince(t).toFixed(1)} ms`);
+  }
+
+  // Lookups by fresh strings (as a parsed command brings them), in an order unrelated to slots.
+  const lookups = Array.from({ length: 200_000 }, (_, k) => `job.${(k * 104_729) % JOBS}`);
+  t = process.hrtime.bigint();
+  let found = 0;
+  for (const id of lookups) if (store.get(id) !== undefined) found++;
+  const getMs = msSince(t);
+  console.log(`get() of ${lookups.length} ids in random order: ${(getMs * 1e6 / lookups.length).toFixed(0)} ns each (${found} found)`);
+
+  // Churn: half the jobs deleted, as many new identifiers added; slots and identifier space are reused.
+  gc();
+  const beforeChurn = process.memoryUsage();
+  t = process.hrtime.bigint();
+  for (let i = 0; i < JOBS; i += 2) store.delete(`job.${i}`);
+  for (let i = 0; i < JOBS; i += 2) store.put({ id: `job.${i + JOBS}`, execution: BASE_NS + BigInt(i) * 1_000_000n, status: 'planned' });
+  const churnMs = msSince(t);
+  gc();
+  const afterChurn = process.memoryUsage();
+  console.log(`churn: ${JOBS / 2} deleted, ${JOBS / 2} new: ${churnMs.toFixed(0)} ms; live: heapUsed ${signed(afterChurn.heapUsed - beforeChurn.heapUsed)},`
+    + ` arrayBuffers ${signed(afterChurn.arrayBuffers - beforeChurn.arrayBuffers)}`);
 
   t = process.hrtime.bigint();
   const now = BASE_NS + 3_600_000_000_000n;

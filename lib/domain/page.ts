@@ -20,7 +20,7 @@ export const MAX_PAGE_ENTRIES = 10_000;
 export const SCAN_PER_PAGE = 65_536;
 /** Entries per page of a TCP listing: lines stream out page by page. */
 export const TCP_PAGE_ENTRIES = 2_048;
-/** Cursors are slot numbers: non-negative integers below this bound (the V8 Map capacity is 2^24). */
+/** Cursors are slot numbers: non-negative integers below this bound (a store holds at most 2^24 slots: lib/store/id-table.ts). */
 export const MAX_CURSOR = 0x7fffffff;
 
 export interface Page<T> {

@@ -1,28 +1,42 @@
 // The primary's in-memory job store: jobs by identifier, a due-time heap of armed jobs, and
 // per-status counts kept incrementally so that STAT is O(1) (tickd-protocol(7) STATISTICS).
 //
-// Layout: each job lives in a slot (a small integer). Its identifier is ids[slot], its status
-// code statuses[slot] (the persisted status byte: index into JOB_STATUSES) and its execution
-// time the heap's key for that slot (DueHeap keeps keys of disarmed slots too). Slots of
-// deleted jobs are reused. About 100 bytes per job in all (see bench/store.ts); callers only
-// ever see fresh plain Job objects.
+// Layout: each job lives in a slot (a small integer). Its identifier is the slot's entry in
+// `ids` (id-table.ts: UTF-8 bytes in an off-heap arena, found through an open-addressing
+// index), its status code statuses[slot] (the persisted status byte: index into
+// JOB_STATUSES; FREE for a slot no job holds) and its execution time the heap's key for that
+// slot (DueHeap keeps keys of disarmed slots too). Slots of deleted jobs are reused.
+// Why no JS object per job: with a million jobs, a Map<string, number> and its million
+// identifier strings were most of what a major GC had to trace (a full GC with a million
+// jobs stored: 24-43 ms, now 2-6 ms, in bench/store.ts) and what its scavenges promoted, and
+// most of the primary's RSS (203-255 MB per million jobs in the `rss` bench row, now 100-112,
+// against a target of 150). In typed arrays and byte chunks a job costs 24 bytes of heap keys, 1 of status, 4 of slot -> block, 16 of index and its
+// identifier's block (6 bytes + the UTF-8, rounded to its size class): 64 bytes per job in
+// bench/store.ts, none of it on the JS heap. Callers only ever see fresh plain Job objects;
+// get/put/setStatus/delete answer with the caller's own identifier string, and only takeDue,
+// page and withStatus build strings from the arena.
 //
 // Invariants:
-// - slotOf.get(id) === s  <=>  ids[s] === id; free slots hold undefined and are in `free`.
+// - ids.find(id) === s  <=>  the identifier stored in slot s is id  <=>  statuses[s] !== FREE
+//   (for s < ids.length).
 // - perStatus[c] is the number of stored jobs whose status code is c, armed or not.
 // - a job is armed (in the heap) only if it is `planned`. Every `planned` job is armed except
 //   those handed out by takeDue() whose new status the caller has not set yet: they stay
 //   `planned` (and counted as planned) until setStatus()/put()/delete() decides their fate;
 //   put() or setStatus(id, 'planned') arms such a job again.
-// - capacity: a V8 Map holds at most 2^24 (16 777 216) entries; beyond that put() throws a
-//   RangeError, as it does for an execution outside i64. The caller reports it as internal.
+// - capacity: at most MAX_SLOTS (2^24, 16 777 216) jobs, identifiers of at most MAX_ID_BYTES
+//   UTF-8 bytes; beyond that put() throws a RangeError changing nothing, as it does for an
+//   execution outside i64. The caller reports it as internal.
 import { JOB_STATUSES, statusCode } from '../domain/job.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
 import { DueHeap } from './heap.ts';
+import { hashId, IdTable } from './id-table.ts';
 import { narrowest } from './prefix.ts';
 import { scanSlots, type Page } from '../domain/page.ts';
 
 const PLANNED = 0;
+/** Status byte of a slot no job holds. */
+const FREE = 0xff;
 const INITIAL_SLOTS = 1024;
 
 export interface JobCounts {
@@ -34,45 +48,41 @@ export interface JobCounts {
 }
 
 export class JobStore {
-  private readonly slotOf = new Map<string, number>();
-  private readonly ids: Array<string | undefined> = [];
-  private statuses = new Uint8Array(INITIAL_SLOTS);
-  private readonly free: number[] = [];
+  private readonly ids = new IdTable(INITIAL_SLOTS);
+  private statuses = new Uint8Array(INITIAL_SLOTS).fill(FREE);
   private readonly due = new DueHeap(INITIAL_SLOTS);
   private readonly perStatus = [0, 0, 0, 0];
 
   get size(): number {
-    return this.slotOf.size;
+    return this.ids.size;
   }
 
   get(id: string): Job | undefined {
-    const slot = this.slotOf.get(id);
-    return slot === undefined ? undefined : this.jobAt(slot);
+    const slot = this.ids.find(id, hashId(id));
+    return slot < 0 ? undefined : this.jobOf(id, slot);
   }
 
   /**
    * Creates or replaces the whole job (any status) and returns the previous value. A planned
    * job is (re-)armed with a fresh sequence, so it fires after jobs already due at that instant.
    * Serves SET, logfile replay and undo (put(previous)). Throws RangeError, changing nothing,
-   * for an execution outside i64 or an unknown status (both excluded by the types).
+   * for an execution outside i64, an unknown status (both excluded by the types) or an
+   * identifier the store cannot hold (see the header).
    */
   put(job: Job): Job | undefined {
     const code = statusCode(job.status);
-    const existing = this.slotOf.get(job.id);
-    if (existing === undefined) {
-      const slot = this.free.length > 0 ? this.free[this.free.length - 1]! : this.ids.length;
-      this.due.setKey(slot, job.execution); // validates before anything is committed
-      this.slotOf.set(job.id, slot); // may throw at the Map's capacity: nothing committed yet
-      if (slot === this.ids.length) this.ids.push(job.id);
-      else {
-        this.free.pop();
-        this.ids[slot] = job.id;
-      }
+    const hash = hashId(job.id);
+    const existing = this.ids.find(job.id, hash);
+    if (existing < 0) {
+      const slot = this.ids.nextSlot();
+      this.due.setKey(slot, job.execution); // validates; the key of an unused slot is never read
+      this.ensureStatuses(slot);
+      this.ids.add(job.id, hash); // takes `slot`; may throw at capacity: nothing committed yet
       this.setCode(slot, code, -1);
       if (code === PLANNED) this.due.insert(slot);
       return undefined;
     }
-    const previous = this.jobAt(existing);
+    const previous = this.jobOf(job.id, existing);
     this.due.setKey(existing, job.execution); // validates first; re-arms when armed
     if (code !== PLANNED) this.due.remove(existing);
     else if (!this.due.has(existing)) this.due.insert(existing);
@@ -86,10 +96,10 @@ export class JobStore {
    * execution if it is not armed yet; any other status disarms it.
    */
   setStatus(id: string, status: JobStatus): Job | undefined {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return undefined;
+    const slot = this.ids.find(id, hashId(id));
+    if (slot < 0) return undefined;
     const code = statusCode(status);
-    const previous = this.jobAt(slot);
+    const previous = this.jobOf(id, slot);
     this.setCode(slot, code, this.statuses[slot]!);
     if (code !== PLANNED) this.due.remove(slot);
     else if (!this.due.has(slot)) this.due.insert(slot);
@@ -98,20 +108,21 @@ export class JobStore {
 
   /** Deletes the job and returns its previous value, or undefined when it did not exist. */
   delete(id: string): Job | undefined {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return undefined;
-    const previous = this.jobAt(slot);
-    this.slotOf.delete(id);
+    const slot = this.ids.remove(id, hashId(id));
+    if (slot < 0) return undefined;
+    const previous = this.jobOf(id, slot); // its time and status are still there
     this.due.remove(slot);
     this.perStatus[this.statuses[slot]!]!--;
-    this.ids[slot] = undefined;
-    this.free.push(slot);
+    this.statuses[slot] = FREE;
     return previous;
   }
 
   /** Deletes every job (a cluster node rebuilding its copy of the log). */
   clear(): void {
-    for (const id of [...this.slotOf.keys()]) this.delete(id);
+    this.ids.clear();
+    this.due.clear();
+    this.statuses = new Uint8Array(INITIAL_SLOTS).fill(FREE);
+    this.perStatus.fill(0);
   }
 
   /** Execution time of the earliest armed job, or undefined when none is armed. O(1). */
@@ -131,17 +142,19 @@ export class JobStore {
   /**
    * One page of the jobs whose identifier starts with `prefix` and, unless `scope` is '', with
    * `scope`, and whose status `keep` accepts (any when absent), in slot order from `cursor`
-   * (lib/domain/page.ts). One startsWith per slot examined; the slots `keep` refuses count
-   * toward the page's bound like any other, so a rare status still costs a bounded slice.
+   * (lib/domain/page.ts). One byte-wise prefix test per slot examined, no string built for the
+   * slots it refuses; the slots `keep` refuses count toward the page's bound like any other,
+   * so a rare status still costs a bounded slice.
    */
   page(prefix: string, scope: string, cursor: number, limit: number, keep?: (status: JobStatus) => boolean): Page<Job> {
     const start = narrowest(prefix, scope);
     if (start === null) return { items: [], next: null };
+    const bytes = Buffer.from(start, 'utf8');
     const ids = this.ids;
     return scanSlots(ids.length, cursor, limit, (slot) => {
-      const id = ids[slot];
-      if (id === undefined || !id.startsWith(start)) return undefined;
-      return keep === undefined || keep(JOB_STATUSES[this.statuses[slot]!]!) ? this.jobAt(slot) : undefined;
+      const code = this.statuses[slot]!;
+      if (code === FREE || !ids.startsWith(slot, bytes)) return undefined;
+      return keep === undefined || keep(JOB_STATUSES[code]!) ? this.jobAt(slot) : undefined;
     });
   }
 
@@ -150,29 +163,37 @@ export class JobStore {
     const code = statusCode(status);
     const out: Job[] = [];
     if (this.perStatus[code] === 0) return out;
-    const ids = this.ids;
-    for (let slot = 0; slot < ids.length; slot++) {
-      if (ids[slot] !== undefined && this.statuses[slot] === code) out.push(this.jobAt(slot));
+    const n = this.ids.length;
+    for (let slot = 0; slot < n; slot++) {
+      if (this.statuses[slot] === code) out.push(this.jobAt(slot));
     }
     return out;
   }
 
   counts(): JobCounts {
     const c = this.perStatus;
-    return { total: this.slotOf.size, planned: c[0]!, triggered: c[1]!, executed: c[2]!, failed: c[3]! };
+    return { total: this.ids.size, planned: c[0]!, triggered: c[1]!, executed: c[2]!, failed: c[3]! };
   }
 
+  /** The job in a slot in use, its identifier read back from the arena. */
   private jobAt(slot: number): Job {
-    return { id: this.ids[slot]!, execution: this.due.keyOf(slot), status: JOB_STATUSES[this.statuses[slot]!]! };
+    return this.jobOf(this.ids.idAt(slot), slot);
+  }
+
+  /** The job in a slot in use whose identifier the caller already has. */
+  private jobOf(id: string, slot: number): Job {
+    return { id, execution: this.due.keyOf(slot), status: JOB_STATUSES[this.statuses[slot]!]! };
+  }
+
+  private ensureStatuses(slot: number): void {
+    if (slot < this.statuses.length) return;
+    const grown = new Uint8Array(Math.max(this.statuses.length * 2, slot + 1)).fill(FREE);
+    grown.set(this.statuses);
+    this.statuses = grown;
   }
 
   /** Sets the status code of a slot, moving one unit of count from `from` (-1: a new job). */
   private setCode(slot: number, code: number, from: number): void {
-    if (slot >= this.statuses.length) {
-      const grown = new Uint8Array(Math.max(this.statuses.length * 2, slot + 1));
-      grown.set(this.statuses);
-      this.statuses = grown;
-    }
     if (from >= 0) this.perStatus[from]!--;
     this.perStatus[code]!++;
     this.statuses[slot] = code;
