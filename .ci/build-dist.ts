@@ -5,9 +5,9 @@
 // Why a build: Node strips types only outside node_modules (ERR_UNSUPPORTED_NODE_MODULES_TYPE_
 // STRIPPING), so an installed tickd must be JavaScript. tsc (tsconfig.build.json) compiles
 // lib/ and cluster/ into dist/lib and dist/cluster, rewriting the relative `.ts` import
-// specifiers to `.js`; the paths built from import.meta.url at run time (the worker and fold
-// child entries, cluster/supervisor.ts and cluster/fold-process.ts) take their module's own
-// extension. Next to the JavaScript go the other files of those folders (the pages of
+// specifiers to `.js`; the paths built from import.meta.url at run time (the worker, fold
+// child and runner child entries, cluster/supervisor.ts, cluster/fold-process.ts and
+// cluster/runner-link.ts) take their module's own extension. Next to the JavaScript go the other files of those folders (the pages of
 // lib/http/ui), and dist/package.json, which makes dist/ an ES module scope and carries the
 // version that lib/version.ts reads from one folder up, as it does in a clone. bin/tickd runs
 // dist/cluster/main.js when cluster/main.ts is absent.

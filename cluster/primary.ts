@@ -1,9 +1,11 @@
-// Primary role: the one owner of the store, the logfile, the tick loop and the runners. This
+// Primary role: the one owner of the store, the logfile, the tick loop and the runner child
+// processes (runner-processes.ts: executions run there, never here). This
 // file is the composition root: it builds the parts in order and wires them; what each part
 // does lives in its own module (start-up inputs in lib/config/inputs.ts, start and stop in
 // lifecycle.ts, the workers and their messages in supervisor.ts).
 // Startup order: config -> token file -> TLS material -> signal handlers (cluster/lifecycle.ts)
-// -> "starting" -> telemetry (and the instruments GET /metrics reads) -> replay the logfile
+// -> "starting" -> telemetry (and the instruments GET /metrics reads) -> the runner child
+// processes forked (while this heap is small) -> replay the logfile
 // -> engine -> workers listening (commands are answered from here on) -> then, in one
 // synchronous step: pidfile -> re-dispatch of the jobs left `triggered` on disk -> tick loop
 // -> compaction -> "ready".
@@ -34,17 +36,17 @@ import { buildStat, type StatSources } from '../lib/engine/stats.ts';
 import { openStorage } from '../lib/persistence/storage.ts';
 import { JobStore } from '../lib/store/jobs.ts';
 import { RuleStore } from '../lib/store/rules.ts';
-import { RunnerPool } from '../lib/runner/pool.ts';
 import { runnerTimeoutMs } from '../lib/runner/execution.ts';
 import { ExecutionResults } from '../lib/scheduler/results.ts';
 import { Ticker } from '../lib/scheduler/tick.ts';
 import { requestShortSlice, type SliceOutcome } from './short-slice.ts';
 import { wallNowNs } from '../lib/scheduler/clock.ts';
 import { VERSION } from '../lib/version.ts';
-import { engineObserver } from '../lib/telemetry/instruments.ts';
+import { engineObserver, type JobInstruments } from '../lib/telemetry/instruments.ts';
 import { loadPrimaryMeters, loadTelemetry, type PrimaryMeters } from '../lib/telemetry/wiring.ts';
 import { ConnectionCounts } from './connection-counts.ts';
 import { FoldProcess } from './fold-process.ts';
+import { RunnerProcesses } from './runner-processes.ts';
 import { Supervisor } from './supervisor.ts';
 import { Lifecycle } from './lifecycle.ts';
 
@@ -76,6 +78,22 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const meters = await loadPrimaryMeters(config, log, telemetry, VERSION);
   if (life.stopRequested) return;
 
+  // Made before the runners and the engine, so that neither needs the other to exist first.
+  const results = new ExecutionResults();
+  const activity = new ActivityRing();
+  // The metrics exist only once the log is replayed; the hooks read them at each execution.
+  const sinks: { results: ExecutionResults; activity: ActivityRing; instruments: JobInstruments | null } = { results, activity, instruments: null };
+  // Forked now: a fork costs time in proportion to this heap, which the replay fills.
+  const runners = new RunnerProcesses({
+    count: action.runnerProcesses,
+    maxInflight: action.maxInflight,
+    init: { shellPath: config.shell.path, shellArgs: [...config.shell.args], timeoutMs: runnerTimeoutMs(), logLevel: config.log.level, logFormat: action.logFormat },
+    log: log.child({ component: 'runner' }),
+    ...poolHooks(sinks),
+  });
+  life.own({ pool: runners });
+  runners.start();
+
   const jobs = new JobStore();
   const rules = new RuleStore();
   const folds = new FoldProcess({ log: log.child({ component: 'logfile' }) });
@@ -89,19 +107,11 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     connections: connections.total, rules: () => rules.size, compactions: storage.compactions,
     ...(storage.node === undefined ? {} : { role: () => storage.node!.role }),
   }) ?? null;
-  // Made before the pool and the engine, so that neither needs the other to exist first.
-  const results = new ExecutionResults();
-  const activity = new ActivityRing();
-  const pool = new RunnerPool({
-    maxInflight: action.maxInflight,
-    ctx: { shellPath: config.shell.path, shellArgs: [...config.shell.args], timeoutMs: runnerTimeoutMs(), log: log.child({ component: 'runner' }) },
-    ...poolHooks({ results, activity, instruments }),
-  });
-  life.own({ pool });
+  sinks.instruments = instruments;
   const statSources: StatSources = {
     startedNs, jobs, rules,
     connections: connections.total,
-    executions: () => ({ pending: pool.pending, inflight: pool.inflight }),
+    executions: () => ({ pending: runners.pending, inflight: runners.inflight }),
     persistence: storage.kind,
     compression: storage.compression,
     authEnabled: tokens !== null,
@@ -114,7 +124,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     journal: storage.journal,
     results,
     activity: () => activity.snapshot(Date.now()),
-    dispatch: (job, rule, attempt) => pool.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id }),
+    dispatch: (job, rule, attempt) => runners.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id }),
     stat: () => buildStat(statSources),
     onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
     // A journal that takes no writes (not the leader) said so once; its refusals are expected.

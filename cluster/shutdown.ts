@@ -3,21 +3,22 @@
 // The ordered stop, over the parts that exist (a stop during start-up finds only some):
 //   (cluster mode: hand the lead over) -> drain the workers (they stop accepting and answer
 //   what they received; HTTP gets 5 s; WORKER_EXIT_GRACE_MS, then SIGKILL) -> stop the tick
-//   -> stop the runners (executions still running stay `triggered` on disk and run again at
-//   the next start) -> flush and fsync the log -> flush telemetry (at most 2 s) -> remove
-//   the pidfile.
+//   -> stop the runner child processes (each gets RUNNER_GRACE_MS, then aborts what still
+//   runs; those executions stay `triggered` on disk and run again at the next start) -> flush
+//   and fsync the log -> flush telemetry (at most 2 s) -> remove the pidfile.
 // Workers go first: while they drain, the engine still answers their batches, and only once
 // they are gone can nothing new reach the journal that is closed after them. A cluster
 // leader is the exception: it stops leading before its workers drain, so that failover does
 // not wait for the drain, and what its workers still send is forwarded to the new leader.
 //
 // The abandoned start-up (a startup error): no drain, as nothing was promised to anyone yet
-// that a drain would keep; the workers are killed and the log is closed.
+// that a drain would keep; the workers and the runner children are killed and the log is
+// closed.
 import { rmSync } from 'node:fs';
 import type { Storage } from '../lib/persistence/storage.ts';
-import type { RunnerPool } from '../lib/runner/pool.ts';
 import type { Ticker } from '../lib/scheduler/tick.ts';
 import { TELEMETRY_FLUSH_MS, type Telemetry } from '../lib/telemetry/wiring.ts';
+import type { RunnerProcesses } from './runner-processes.ts';
 import type { Supervisor } from './supervisor.ts';
 import { WORKER_EXIT_GRACE_MS } from './ipc/timing.ts';
 
@@ -27,7 +28,8 @@ const RUNNER_GRACE_MS = 0;
 export interface StopParts {
   supervisor?: Supervisor;
   ticker?: Ticker;
-  pool?: RunnerPool;
+  /** The runner child processes (runner-processes.ts). */
+  pool?: RunnerProcesses;
   storage?: Storage;
   telemetry?: Telemetry | null;
   /** Set once this process wrote it: a pidfile found there before is not ours to remove. */
@@ -49,6 +51,7 @@ export async function stopParts(parts: StopParts): Promise<void> {
 
 export async function abandonParts(parts: StopParts): Promise<void> {
   parts.supervisor?.killAll();
+  parts.pool?.kill();
   await parts.storage?.close();
 }
 

@@ -25,6 +25,8 @@ export type CliAction =
   | {
     readonly mode: 'run'; readonly config: string | null; readonly workers: number; readonly pidfile: string | null;
     readonly maxInflight: number; readonly tickSliceUs: number;
+    /** Runner child processes the executions run in (tickd(8) "Runner processes"). */
+    readonly runnerProcesses: number;
     /** How log records are written: JSON lines, or one readable line each (lib/log-format.ts). */
     readonly logFormat: LogFormat;
     /** null: the single-node daemon, its log in the logfile (or memory). */
@@ -39,8 +41,8 @@ export type CliAction =
   | { readonly mode: 'usage-error'; readonly message: string };
 
 export const USAGE = `Usage:
-  tickd [-c FILE] [-w N] [--pidfile FILE] [--max-inflight N] [--tick-slice US]
-        [--log-format json|pretty]
+  tickd [-c FILE] [-w N] [--pidfile FILE] [--max-inflight N] [--runner-processes N]
+        [--tick-slice US] [--log-format json|pretty]
                                run the daemon in the foreground
   tickd --check [-c FILE]      validate the configuration and token file, then exit
   tickd dump LOGFILE [--format text|json] [--compact] [--follow]
@@ -58,6 +60,9 @@ Options:
   -w, --workers N        connection worker processes (default: CPU count, at least 1)
       --pidfile FILE     write the primary's pid once listeners are bound; removed at exit
       --max-inflight N   executions running at once (default 256); more wait in a queue
+      --runner-processes N
+                         runner child processes the executions run in, 1 to 64
+                         (default 1)
       --tick-slice US    the tick thread's scheduler slice in microseconds, 100 to 100000
                          (default 100, Linux 6.12+); 0 keeps the kernel's default
       --log-format FMT   log records on stderr: json (default; a JSON object a line)
@@ -78,6 +83,9 @@ Cluster mode (the log on a NATS JetStream stream; tickd(8) CLUSTER MODE):
 `;
 
 export const DEFAULT_MAX_INFLIGHT = 256;
+/** One runner child: it spawns and sends far faster than one scheduler fires on a small machine. */
+export const DEFAULT_RUNNER_PROCESSES = 1;
+export const MAX_RUNNER_PROCESSES = 64;
 /** The kernel's smallest scheduler slice (sched_setattr's sched_runtime), in microseconds. */
 export const MIN_SLICE_US = 100;
 /** The kernel's largest slice, in microseconds. */
@@ -110,6 +118,7 @@ export function parseCli(argv: readonly string[], env: CliEnv = {}): CliAction {
         workers: { type: 'string', short: 'w' },
         pidfile: { type: 'string' },
         'max-inflight': { type: 'string' },
+        'runner-processes': { type: 'string' },
         'tick-slice': { type: 'string' },
         'log-format': { type: 'string' },
         ...CLUSTER_CONNECTION_OPTIONS,
@@ -134,13 +143,15 @@ export function parseCli(argv: readonly string[], env: CliEnv = {}): CliAction {
   if (workers === null) return { mode: 'usage-error', message: `--workers must be a positive integer, got "${v.workers}"` };
   const maxInflight = v['max-inflight'] === undefined ? DEFAULT_MAX_INFLIGHT : positiveInt(v['max-inflight']);
   if (maxInflight === null) return { mode: 'usage-error', message: `--max-inflight must be a positive integer, got "${v['max-inflight']}"` };
+  const runnerProcesses = v['runner-processes'] === undefined ? DEFAULT_RUNNER_PROCESSES : positiveInt(v['runner-processes']);
+  if (runnerProcesses === null || runnerProcesses > MAX_RUNNER_PROCESSES) return { mode: 'usage-error', message: `--runner-processes must be 1 to ${MAX_RUNNER_PROCESSES}, got "${v['runner-processes']}"` };
   const tickSliceUs = v['tick-slice'] === undefined ? DEFAULT_TICK_SLICE_US : sliceUs(v['tick-slice']);
   if (tickSliceUs === null) return { mode: 'usage-error', message: `--tick-slice must be 0 or ${MIN_SLICE_US} to ${MAX_SLICE_US} microseconds, got "${v['tick-slice']}"` };
   const logFormat = v['log-format'] ?? 'json';
   if (!isLogFormat(logFormat)) return { mode: 'usage-error', message: `--log-format must be ${LOG_FORMATS.join(' or ')}, got "${logFormat}"` };
   const cluster = parseCluster(v);
   if (typeof cluster === 'string') return { mode: 'usage-error', message: cluster };
-  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, tickSliceUs, logFormat, cluster };
+  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, runnerProcesses, tickSliceUs, logFormat, cluster };
 }
 
 export const DEFAULT_CLUSTER_NAME = 'tickd';

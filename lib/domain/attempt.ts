@@ -31,7 +31,7 @@ export type AttemptOutcome =
   | { readonly kind: 'delivered' }
   /** amqp, redis: the connection, the broker's refusal or error reply, or no answer in time. */
   | { readonly kind: 'broker_error'; readonly error: string }
-  /** Any kind: a runner that could not run at all (a URL or DSN an old logfile stored, a bug). */
+  /** Any kind: a runner that could not run at all (a URL or DSN an old logfile stored, a bug), or whose runner child died under it. */
   | { readonly kind: 'runner_error'; readonly error: string }
   /** A due job no rule matched: it failed without running. */
   | { readonly kind: 'no_rule' }

@@ -35,7 +35,7 @@ const OUTCOMES: Readonly<Record<OutcomeKind, readonly [string, Obj]>> = {
   network_error: ['The http runner got no response: refused, reset, DNS, TLS, a connect or read timeout.', { error: text('The error.') }],
   delivered: ['amqp: the broker confirmed the message; redis: the command was answered without error.', {}],
   broker_error: ['amqp or redis: the connection failed, the broker refused or answered an error, or did not answer in time.', { error: text('The broker\'s or the connection\'s error, scrubbed of the password.') }],
-  runner_error: ['The runner could not run at all (a URL or DSN an old logfile stored, a defect).', { error: text('What stood in the way.') }],
+  runner_error: ['The runner could not run at all (a URL or DSN an old logfile stored, a defect), or the runner process holding the attempt exited while it ran.', { error: text('What stood in the way.') }],
   no_rule: ['The job came due and no rule matched it: it failed without running.', {}],
   aborted: ['The daemon stopped while the runner ran: the job stayed triggered and runs again at the next start.', {}],
 };

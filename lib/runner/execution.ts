@@ -1,4 +1,5 @@
-// Shapes shared by every runner and the execution pool (primary side).
+// Shapes shared by every runner and the execution pool (in the runner child process; the
+// primary builds the Executions, cluster/runner-processes.ts).
 //
 // An Execution is one attempt at running a job: `attempt` is the 128-bit id of its execution
 // request (doc/execution.md: a result for a stale attempt never changes the job). A RunnerFn

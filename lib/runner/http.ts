@@ -1,11 +1,11 @@
 // The http runner (tickd-protocol(7) RUNNERS), on node:http and node:https with
 // keep-alive agents.
 //
-// Why not got: the runner runs in the primary, beside the tick loop. With got, each request
-// left enough garbage that the primary's scavenges took 10-40 ms at a few hundred requests per
-// second, and each one delayed a tick: 10 000 keep-alive POSTs cost 241 ms of GC in pauses of
-// ~12 ms with got, 34 ms in pauses of ~0.6 ms with node:http. The few things got did for us
-// here (phase timeouts, no redirects, keep-alive) are written out below.
+// Why not got (the design card's choice): measured in the runner child, where the primary's
+// garbage no longer matters, got still costs about twice the CPU per request (10 000 POSTs:
+// 2.7-3.0 s against 1.5-1.6 s) and the fire-http row fell from 5 500-8 000 to 1 400-2 400
+// jobs/s with it. The few things got did for us here (phase timeouts, no redirects,
+// keep-alive) are written out below.
 //
 // Invariants:
 // - GET and DELETE send no body. POST and PUT send exactly

@@ -1,6 +1,8 @@
-// The bounded execution pool (tickd(8) OPTIONS, tickd-protocol(7) STATISTICS): at most
-// `maxInflight` executions run at once; the rest wait in FIFO order. `pending` and `inflight`
-// feed STAT executions_pending and executions_inflight.
+// The bounded execution pool, run by each runner child process (cluster/runner-child.ts): at
+// most `maxInflight` executions run at once; the rest wait in FIFO order. The primary holds
+// --max-inflight itself and counts STAT executions_pending and executions_inflight
+// (cluster/runner-processes.ts), so here the queue only ever holds the starts a turn's budget
+// put off.
 //
 // Invariants:
 // - submit() is O(1) and never calls onResult synchronously: results always arrive from a
@@ -18,6 +20,7 @@ import { ABORTED, errorText, runnerError, type Execution, type RunnerContext, ty
 import { outcomeSucceeded, type AttemptOutcome } from '../domain/attempt.ts';
 import { wallNowNs } from '../scheduler/clock.ts';
 import { runExecution } from './run-by-kind.ts';
+import { Fifo } from './fifo.ts';
 
 /** How one execution went: when its runner started, for how long, and the outcome. */
 export interface RunReport {
@@ -46,8 +49,6 @@ interface Running {
   readonly startedHr: bigint;
 }
 
-/** Dequeued slots are compacted away once at least this many sit before the head. */
-const COMPACT_AFTER = 1024;
 /** Milliseconds of starting executions per event-loop turn before yielding to other work. */
 const START_BUDGET_MS_PER_TURN = 4;
 
@@ -58,8 +59,7 @@ export class RunnerPool {
   readonly #onStart: RunnerPoolOptions['onStart'];
   readonly #onAbandoned: RunnerPoolOptions['onAbandoned'];
   readonly #run: RunnerFn;
-  #queue: (Execution | undefined)[] = [];
-  #head = 0;
+  readonly #queue = new Fifo<Execution>();
   readonly #running = new Map<AbortController, Running>();
   #stopped = false;
   #stopping: Promise<void> | undefined;
@@ -79,7 +79,7 @@ export class RunnerPool {
 
   /** Executions waiting for a slot. */
   get pending(): number {
-    return this.#queue.length - this.#head;
+    return this.#queue.length;
   }
 
   /** Executions running now. */
@@ -92,7 +92,7 @@ export class RunnerPool {
       this.#ctx.log.debug({ attempt: exec.attempt, job: exec.jobId }, 'execution submitted after stop: dropped');
       return;
     }
-    if (this.#running.size < this.maxInflight && this.#head === this.#queue.length && this.#budgetLeft()) this.#start(exec);
+    if (this.#running.size < this.maxInflight && this.#queue.length === 0 && this.#budgetLeft()) this.#start(exec);
     else {
       this.#queue.push(exec);
       this.#nextTurn();
@@ -131,8 +131,7 @@ export class RunnerPool {
 
   async #stop(graceMs: number): Promise<void> {
     this.#stopped = true;
-    this.#queue = [];
-    this.#head = 0;
+    this.#queue.clear();
     if (this.#running.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
@@ -202,23 +201,13 @@ export class RunnerPool {
   }
 
   #pump(): void {
-    while (!this.#stopped && this.#running.size < this.maxInflight && this.#head < this.#queue.length) {
+    while (!this.#stopped && this.#running.size < this.maxInflight && this.#queue.length > 0) {
       if (!this.#budgetLeft()) {
         this.#nextTurn();
         return;
       }
-      const next = this.#queue[this.#head]!;
-      this.#queue[this.#head] = undefined;
-      this.#head += 1;
-      if (this.#head >= COMPACT_AFTER && this.#head * 2 >= this.#queue.length) {
-        this.#queue = this.#queue.slice(this.#head);
-        this.#head = 0;
-      }
+      const next = this.#queue.shift()!;
       this.#start(next);
-    }
-    if (this.#head > 0 && this.#head === this.#queue.length) {
-      this.#queue = [];
-      this.#head = 0;
     }
   }
 }

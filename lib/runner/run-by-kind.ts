@@ -2,15 +2,20 @@
 // runner, was chosen when the job fired: lib/scheduler/firing.ts). Each log line of the attempt carries the
 // attempt id, the job and the runner kind. Never rejects: a runner that throws anyway (a bug)
 // still yields an outcome, a runner error.
+//
+// The network runners are loaded at the first execution of their kind: a runner child whose
+// rules only spawn processes never loads amqplib or node-redis (most of its start-up: up to a
+// second on a busy two-core machine, which a stop right after the start would wait for).
 import type { AttemptOutcome } from '../domain/attempt.ts';
 import type { Logger } from '../log.ts';
-import { runAmqp } from './amqp.ts';
 import { runAwf } from './awf.ts';
 import { runDirect } from './direct.ts';
 import { errorText, runnerError, type Execution, type RunnerContext } from './execution.ts';
-import { runHttp } from './http.ts';
-import { runRedis } from './redis.ts';
 import { runShell } from './shell.ts';
+
+let http: Promise<typeof import('./http.ts')> | undefined;
+let amqp: Promise<typeof import('./amqp.ts')> | undefined;
+let redis: Promise<typeof import('./redis.ts')> | undefined;
 
 function dispatch(exec: Execution, ctx: RunnerContext, signal: AbortSignal): Promise<AttemptOutcome> {
   const runner = exec.runner;
@@ -18,9 +23,9 @@ function dispatch(exec: Execution, ctx: RunnerContext, signal: AbortSignal): Pro
     case 'shell': return runShell(exec, runner, ctx, signal);
     case 'direct': return runDirect(exec, runner, ctx, signal);
     case 'awf': return runAwf(exec, runner, ctx, signal);
-    case 'http': return runHttp(exec, runner, ctx, signal);
-    case 'amqp': return runAmqp(exec, runner, ctx, signal);
-    case 'redis': return runRedis(exec, runner, ctx, signal);
+    case 'http': return (http ??= import('./http.ts')).then((m) => m.runHttp(exec, runner, ctx, signal));
+    case 'amqp': return (amqp ??= import('./amqp.ts')).then((m) => m.runAmqp(exec, runner, ctx, signal));
+    case 'redis': return (redis ??= import('./redis.ts')).then((m) => m.runRedis(exec, runner, ctx, signal));
     default: {
       const unknownKind: never = runner;
       ctx.log.error({ runner: (unknownKind as { type?: unknown }).type }, 'unknown runner kind');

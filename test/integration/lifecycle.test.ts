@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Daemon, runTickd } from '../helpers/daemon.ts';
 import { LineClient, stat, waitFor } from '../helpers/client.ts';
-import { childPids } from '../helpers/procfs.ts';
+import { childrenRunning } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { STAT_KEYS } from '../../lib/domain/stat.ts';
 
@@ -102,11 +102,13 @@ describe('tickd lifecycle', function () {
     });
 
     it('replaces a worker that dies and keeps serving', async () => {
-      const before = childPids(daemon.proc.pid!);
+      // The primary's other children (the runner child) are not workers.
+      const workers = () => childrenRunning(daemon.proc.pid!, 'worker.ts');
+      const before = workers();
       expect(before.length).to.equal(2);
       process.kill(before[0]!, 'SIGKILL');
       await daemon.waitForLog((r) => r['msg'] === 'worker died; replacing it');
-      await waitFor(() => { const now = childPids(daemon.proc.pid!); return now.length === 2 && !now.includes(before[0]!); }, 10000, 'a replacement worker');
+      await waitFor(() => { const now = workers(); return now.length === 2 && !now.includes(before[0]!); }, 10000, 'a replacement worker');
       const c = await LineClient.connect(daemon.tcp);
       expect((await c.request('x', 'STAT')).at(-1)).to.equal('x OK');
       c.close();

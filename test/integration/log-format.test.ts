@@ -11,7 +11,7 @@ import { childPids } from '../helpers/procfs.ts';
 
 const TOKENS = fileURLToPath(new URL('../fixtures/auth/tokens.toml', import.meta.url));
 /** time, level, role[pid], optional component, message. */
-const LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) (primary|worker)\[(\d+)\](?: [a-z-]+)?: (.*)$/;
+const LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) (primary|worker|runner)\[(\d+)\](?: [a-z-]+)?: (.*)$/;
 
 describe('--log-format pretty', function () {
   this.timeout(30000);

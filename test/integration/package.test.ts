@@ -121,7 +121,7 @@ describe('npm package', function () {
     expect(files.filter((f) => !SHIPPED.test(f))).to.deep.equal([]);
     expect(files.filter((f) => f.endsWith('.ts'))).to.deep.equal([]);
     expect(files).to.include.members([
-      'bin/tickd', 'dist/package.json', 'dist/cluster/main.js', 'dist/cluster/worker.js', 'dist/cluster/fold-child.js',
+      'bin/tickd', 'dist/package.json', 'dist/cluster/main.js', 'dist/cluster/worker.js', 'dist/cluster/fold-child.js', 'dist/cluster/runner-child.js',
       'dist/lib/http/ui/console/index.html', 'dist/lib/http/ui/docs/index.html', 'etc/tickd.toml', 'etc/systemd/tickd.service',
       ...PKG.man.map((m) => m.replace(/^\.\//, '')),
     ]);
@@ -138,9 +138,10 @@ describe('npm package', function () {
     const daemon = await startInstalled(bin, dir);
     let exited: Promise<number | null> | null = null;
     try {
-      // The worker and the compaction child run the compiled modules.
+      // The worker, the compaction child and the runner child run the compiled modules.
       await waitFor(() => childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'fold-child.js')).length === 1, 10_000, 'the fold child');
       expect(childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'worker.js'))).to.have.length(1);
+      expect(childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'runner-child.js'))).to.have.length(1);
       const c = await LineClient.connect(daemon.tcp);
       expect(await c.request('r1', 'SET pkg.job 2030-01-01 03:00:00')).to.deep.equal(['r1 OK']);
       expect(await c.request('r2', 'GET pkg.job')).to.deep.equal(['r2 OK planned 1893466800000000000']);

@@ -97,6 +97,14 @@ describe('architecture', () => {
     expect(loaded).to.include.members(['lib/ctl/connection.ts', 'lib/protocol/tokenize.ts', 'lib/domain/time.ts']);
   });
 
+  it('the primary loads no runner: executions run in the runner child (cluster/runner-child.ts)', () => {
+    const runnerSide = (files: Set<string>) => [...files].filter((f) => inside(f, ['lib/runner']) && f !== 'lib/runner/execution.ts');
+    expect(runnerSide(closure('cluster/primary.ts'))).to.deep.equal([]);
+    const child = closure('cluster/runner-child.ts');
+    expect(child).to.include.members(['lib/runner/pool.ts', 'lib/runner/http.ts', 'lib/runner/redis.ts', 'lib/runner/amqp.ts', 'lib/runner/process.ts']);
+    expect([...child].filter((f) => inside(f, ['lib/engine', 'lib/store', 'lib/logfile', 'lib/scheduler']) && f !== 'lib/scheduler/clock.ts')).to.deep.equal([]);
+  });
+
   it('the primary never loads protocol parsing, HTTP or socket modules', () => {
     const loaded = [...closure('cluster/primary.ts')];
     expect(loaded.filter((f) => inside(f, WORKER_SIDE))).to.deep.equal([]);

@@ -9,6 +9,7 @@ describe('cli', () => {
     expect(a.config).to.equal(null);
     expect(a.workers).to.be.at.least(1);
     expect(a.maxInflight).to.equal(256);
+    expect(a.runnerProcesses).to.equal(1);
     expect(a.pidfile).to.equal(null);
     expect(a.tickSliceUs).to.equal(100);
     expect(a.logFormat).to.equal('json');
@@ -31,7 +32,7 @@ describe('cli', () => {
     expect(bad).to.deep.equal({ mode: 'usage-error', message: '--log-format must be json or pretty, got "text"' });
   });
   it('reads every flag', () => {
-    expect(parseCli(['-c', 'x.toml', '-w', '3', '--pidfile', 'p', '--max-inflight', '9', '--tick-slice', '250'])).to.deep.equal({ mode: 'run', config: 'x.toml', workers: 3, pidfile: 'p', maxInflight: 9, tickSliceUs: 250, logFormat: 'json', cluster: null });
+    expect(parseCli(['-c', 'x.toml', '-w', '3', '--pidfile', 'p', '--max-inflight', '9', '--runner-processes', '2', '--tick-slice', '250'])).to.deep.equal({ mode: 'run', config: 'x.toml', workers: 3, pidfile: 'p', maxInflight: 9, runnerProcesses: 2, tickSliceUs: 250, logFormat: 'json', cluster: null });
     expect(parseCli(['--tick-slice', '0'])).to.include({ tickSliceUs: 0 });
     expect(parseCli(['--tick-slice', '100000'])).to.include({ tickSliceUs: 100000 });
     expect(parseCli(['--config', 'x.toml', '--workers', '2'])).to.include({ config: 'x.toml', workers: 2 });
@@ -59,7 +60,7 @@ describe('cli', () => {
   ]) {
     it(`usage error for ${argv.join(' ')}`, () => expect(parseCli(argv).mode).to.equal('usage-error'));
   }
-  for (const argv of [['--bogus'], ['-c'], ['-w', '0'], ['-w', 'two'], ['--max-inflight', '-1'], ['--tick-slice', '99'], ['--tick-slice', '100001'], ['--tick-slice', '1e3'], ['extra'], ['-c', ''], ['--log-format'], ['--log-format', 'PRETTY']]) {
+  for (const argv of [['--bogus'], ['-c'], ['-w', '0'], ['-w', 'two'], ['--max-inflight', '-1'], ['--runner-processes', '0'], ['--runner-processes', '65'], ['--tick-slice', '99'], ['--tick-slice', '100001'], ['--tick-slice', '1e3'], ['extra'], ['-c', ''], ['--log-format'], ['--log-format', 'PRETTY']]) {
     it(`usage error for ${argv.join(' ')}`, () => expect(parseCli(argv).mode).to.equal('usage-error'));
   }
 });

@@ -1,0 +1,111 @@
+// Runner child role (forked by cluster/runner-link.ts; messages in cluster/ipc/runner-messages.ts):
+// the spec's "processor". It runs the execution requests of its primary with the runner pool
+// and the runners of lib/runner/ (process spawns, HTTP, AMQP and Redis connections all live
+// here), and answers each with its execution response. Starts and responses leave in one
+// 'progress' message per event-loop turn.
+//
+// Why a process of its own: the runners' garbage (got, amqplib, node-redis), their spawns (a
+// fork from this small heap, not the primary's) and a library that crashes or leaks stay out
+// of the scheduler's process; the primary fails the attempts such a crash cuts short and forks
+// a new child (tickd(8) "Runner processes").
+//
+// Invariants:
+// - SIGINT and SIGTERM are ignored (a Ctrl-C reaches the whole process group): only the
+//   primary's 'stop' ends the executions, so that a stop leaves their jobs `triggered`.
+// - A closed channel (the primary died) aborts every execution (killing the process groups it
+//   started) and ends this process: no runner outlives its scheduler unobserved.
+// - After 'stop' nothing new starts; 'stopped' is the last message.
+import { createLogger, type Logger } from '../lib/log.ts';
+import { RunnerPool, type RunReport } from '../lib/runner/pool.ts';
+import type { Execution } from '../lib/runner/execution.ts';
+import type { ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } from './ipc/runner-messages.ts';
+
+let pool: RunnerPool | null = null;
+let log: Logger | null = null;
+const abandoned: ExecutionResponse[] = [];
+
+function send(msg: FromRunnerChild, then?: () => void): void {
+  // A failed send means the primary is gone, and 'disconnect' ends this process.
+  process.send?.(msg, undefined, undefined, () => then?.());
+}
+
+/** Starts and responses of this turn, sent together once the turn's I/O is done. */
+class Outbox {
+  private attempts: string[] = [];
+  private startedNs: bigint[] = [];
+  private responses: ExecutionResponse[] = [];
+  private scheduled = false;
+
+  started(attempt: string, ns: bigint): void {
+    this.attempts.push(attempt);
+    this.startedNs.push(ns);
+    this.schedule();
+  }
+
+  response(r: ExecutionResponse): void {
+    this.responses.push(r);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.attempts.length === 0 && this.responses.length === 0) return;
+    send({ t: 'progress', started: { attempts: this.attempts, startedNs: this.startedNs }, responses: this.responses });
+    this.attempts = [];
+    this.startedNs = [];
+    this.responses = [];
+  }
+}
+
+const outbox = new Outbox();
+
+function response(exec: Execution, success: boolean, r: RunReport): ExecutionResponse {
+  return { attempt: exec.attempt, success, startedNs: r.startedNs, durationNs: r.durationNs, outcome: r.outcome };
+}
+
+function start(init: RunnerInit): void {
+  log = createLogger(init.logLevel, 'runner', init.logFormat);
+  pool = new RunnerPool({
+    maxInflight: init.maxInflight,
+    ctx: { shellPath: init.shellPath, shellArgs: [...init.shellArgs], timeoutMs: init.timeoutMs, log: log.child({ component: 'runner' }) },
+    onStart: (exec, startedNs) => outbox.started(exec.attempt, startedNs),
+    onResult: (exec, success, _ms, report) => outbox.response(response(exec, success, report)),
+    onAbandoned: (exec, report) => abandoned.push(response(exec, false, report)),
+  });
+}
+
+async function stop(graceMs: number): Promise<void> {
+  await pool?.stop(graceMs);
+  outbox.flush(); // what finished within the grace period, before 'stopped'
+  send({ t: 'stopped', abandoned }, () => process.exit(0));
+}
+
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
+process.on('disconnect', () => {
+  // Aborting kills the process groups the runners started; then nothing is left to wait for.
+  void (pool?.stop(0) ?? Promise.resolve()).finally(() => process.exit(0));
+});
+process.on('message', (msg: ToRunnerChild) => {
+  switch (msg.t) {
+    case 'init':
+      start(msg.init);
+      return;
+    case 'execute':
+      for (const req of msg.requests) pool!.submit(req);
+      return;
+    case 'stop':
+      void stop(msg.graceMs);
+      return;
+    default: {
+      const never: never = msg;
+      log?.warn({ msg: never }, 'unknown message from the primary');
+    }
+  }
+});
