@@ -18,6 +18,7 @@
 import { createLogger, type Logger } from '../lib/log.ts';
 import { RunnerPool, type RunReport } from '../lib/runner/pool.ts';
 import type { Execution } from '../lib/runner/execution.ts';
+import { preloadRunners } from '../lib/runner/run-by-kind.ts';
 import type { ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } from './ipc/runner-messages.ts';
 
 let pool: RunnerPool | null = null;
@@ -78,6 +79,8 @@ function start(init: RunnerInit): void {
     onResult: (exec, success, _ms, report) => outbox.response(response(exec, success, report)),
     onAbandoned: (exec, report) => abandoned.push(response(exec, false, report)),
   });
+  // After this turn, so that the child takes work (and a stop) before the modules load.
+  setImmediate(preloadRunners);
 }
 
 async function stop(graceMs: number): Promise<void> {

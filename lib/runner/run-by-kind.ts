@@ -3,9 +3,10 @@
 // attempt id, the job and the runner kind. Never rejects: a runner that throws anyway (a bug)
 // still yields an outcome, a runner error.
 //
-// The network runners are loaded at the first execution of their kind: a runner child whose
-// rules only spawn processes never loads amqplib or node-redis (most of its start-up: up to a
-// second on a busy two-core machine, which a stop right after the start would wait for).
+// The network runners are loaded apart from the child's start-up (most of it: up to a second on
+// a busy two-core machine, which a stop right after the start would wait for): preloadRunners()
+// begins loading them once the child serves, so that the first job of a kind (the first POST
+// of a burst) does not wait for a module load; a job that comes sooner waits for the same load.
 import type { AttemptOutcome } from '../domain/attempt.ts';
 import type { Logger } from '../log.ts';
 import { runAwf } from './awf.ts';
@@ -17,15 +18,24 @@ let http: Promise<typeof import('./http.ts')> | undefined;
 let amqp: Promise<typeof import('./amqp.ts')> | undefined;
 let redis: Promise<typeof import('./redis.ts')> | undefined;
 
+const loadHttp = (): Promise<typeof import('./http.ts')> => (http ??= import('./http.ts'));
+const loadAmqp = (): Promise<typeof import('./amqp.ts')> => (amqp ??= import('./amqp.ts'));
+const loadRedis = (): Promise<typeof import('./redis.ts')> => (redis ??= import('./redis.ts'));
+
+/** Starts loading the network runners in the background (a failure shows at their first job). */
+export function preloadRunners(): void {
+  for (const load of [loadHttp, loadAmqp, loadRedis]) load().catch(() => {});
+}
+
 function dispatch(exec: Execution, ctx: RunnerContext, signal: AbortSignal): Promise<AttemptOutcome> {
   const runner = exec.runner;
   switch (runner.type) {
     case 'shell': return runShell(exec, runner, ctx, signal);
     case 'direct': return runDirect(exec, runner, ctx, signal);
     case 'awf': return runAwf(exec, runner, ctx, signal);
-    case 'http': return (http ??= import('./http.ts')).then((m) => m.runHttp(exec, runner, ctx, signal));
-    case 'amqp': return (amqp ??= import('./amqp.ts')).then((m) => m.runAmqp(exec, runner, ctx, signal));
-    case 'redis': return (redis ??= import('./redis.ts')).then((m) => m.runRedis(exec, runner, ctx, signal));
+    case 'http': return loadHttp().then((m) => m.runHttp(exec, runner, ctx, signal));
+    case 'amqp': return loadAmqp().then((m) => m.runAmqp(exec, runner, ctx, signal));
+    case 'redis': return loadRedis().then((m) => m.runRedis(exec, runner, ctx, signal));
     default: {
       const unknownKind: never = runner;
       ctx.log.error({ runner: (unknownKind as { type?: unknown }).type }, 'unknown runner kind');
