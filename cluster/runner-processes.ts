@@ -22,7 +22,7 @@ import { ABORTED, runnerError, type Execution } from '../lib/runner/execution.ts
 import type { RunReport, RunnerPoolOptions } from '../lib/runner/pool.ts';
 import { wallNowNs } from '../lib/scheduler/clock.ts';
 import type { ExecutionResponse, RunnerInit } from './ipc/runner-messages.ts';
-import { Fifo } from '../lib/runner/fifo.ts';
+import { Fifo } from '../lib/domain/fifo.ts';
 import { RespawnBackoff } from './respawn-backoff.ts';
 import { RunnerLink, type LinkEvents, type LinkOptions, type Sent } from './runner-link.ts';
 

@@ -20,7 +20,7 @@ import { ABORTED, errorText, runnerError, type Execution, type RunnerContext, ty
 import { outcomeSucceeded, type AttemptOutcome } from '../domain/attempt.ts';
 import { wallNowNs } from '../scheduler/clock.ts';
 import { runExecution } from './run-by-kind.ts';
-import { Fifo } from './fifo.ts';
+import { Fifo } from '../domain/fifo.ts';
 
 /** How one execution went: when its runner started, for how long, and the outcome. */
 export interface RunReport {

@@ -1,6 +1,6 @@
-// The execution queue (lib/runner/fifo.ts): first in, first out across its compactions.
+// The execution queue (lib/domain/fifo.ts): first in, first out across its compactions.
 import { expect } from 'chai';
-import { Fifo } from '../../../lib/runner/fifo.ts';
+import { Fifo } from '../../../lib/domain/fifo.ts';
 
 describe('runner fifo', () => {
   it('gives items back in order across compactions, interleaved with pushes', () => {
