@@ -2,10 +2,12 @@
 // URL's userinfo or a creds file, TLS for tls:// URLs (with a CA file), a bounded wait at
 // start-up (an unreachable NATS is a startup error naming the URLs), then reconnection for as
 // long as the daemon runs. Every change of the connection's state is logged; none of them
-// ever throws into the daemon.
+// ever throws into the daemon. What the connection was made with is remembered beside it
+// (wire.ts), so that the replay can open a bare connection of its own the same way.
 import { readFileSync } from 'node:fs';
-import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { connect, credsAuthenticator, type Authenticator, type NatsConnection } from '@nats-io/transport-node';
 import { StartupError } from '../errors.ts';
+import { rememberWireOptions } from './wire.ts';
 import type { Logger } from '../log.ts';
 
 export interface ClusterConnectOptions {
@@ -43,8 +45,10 @@ export function showUrls(urls: readonly string[]): string {
 
 export async function connectCluster(o: ClusterConnectOptions): Promise<NatsConnection> {
   const { servers, user, pass, tls } = splitUrls(o.urls);
+  let authenticator: Authenticator | undefined;
   let nc: NatsConnection;
   try {
+    authenticator = o.credsFile === null ? undefined : credsAuthenticator(readFileSync(o.credsFile));
     nc = await connect({
       servers,
       name: o.name,
@@ -53,12 +57,16 @@ export async function connectCluster(o: ClusterConnectOptions): Promise<NatsConn
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
       ...(user === undefined ? {} : { user, pass }),
-      ...(o.credsFile === null ? {} : { authenticator: credsAuthenticator(readFileSync(o.credsFile)) }),
+      ...(authenticator === undefined ? {} : { authenticator }),
       ...(tls || o.caFile !== null ? { tls: o.caFile === null ? {} : { caFile: o.caFile } } : {}),
     });
   } catch (err) {
     throw new StartupError('cluster', 'ClusterError', `cannot connect to NATS at ${showUrls(o.urls)}: ${(err as Error)?.message ?? String(err)}`);
   }
+  rememberWireOptions(nc, {
+    servers, tls: tls || o.caFile !== null, caFile: o.caFile, name: o.name,
+    ...(user === undefined ? {} : { user, pass }), ...(authenticator === undefined ? {} : { authenticator }),
+  });
   o.log.info({ server: nc.getServer() }, 'NATS connection: connected');
   void watch(nc, o.log);
   return nc;

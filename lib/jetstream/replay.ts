@@ -1,11 +1,12 @@
 // Reading a cluster's stream from its first message to its last sequence at the start.
 //
 // The daemon's replay (replayStream) needs every record but no order across identifiers: it
-// reads through stream-scan.ts (plain pull consumers into core subscriptions, ranges of
-// sequences that may be read at once), about twice as fast as the client's ordered consumer
-// at a million records. `tickd dump --cluster` (dump-stream.ts) prints in stream order:
-// readStream, an ordered consumer (ephemeral, in memory, no acknowledgements) reading in
-// flow-controlled batches.
+// reads through stream-scan.ts (plain pull consumers delivering over a bare connection of the
+// replay's own, parsed in place; ranges of sequences that may be read at once), and decodes
+// each payload where it lies in the connection's buffer: 0.4-0.5 s of this process's CPU per
+// million messages where the client library's parsing and message objects cost 1.7-1.9 s.
+// `tickd dump --cluster` (dump-stream.ts) prints in stream order: readStream, an ordered
+// consumer (ephemeral, in memory, no acknowledgements) reading in flow-controlled batches.
 //
 // Where a read stops: at the stream's last sequence as it was when the read started, or
 // earlier at a message after which the consumer has nothing pending. The last sequence may
@@ -27,10 +28,12 @@ const PULL = 20_000;
 const IDLE_MS = 1_000;
 /**
  * Ranges the replay reads at once, each of at least MIN_RANGE sequences (a consumer costs a
- * few requests). One: this process's parsing of the messages is the bottleneck, and two
- * ranges cost about 10% more CPU here and on the server (1M records, 3 servers on 2 cores:
- * 4.1 s and 3.0 s against 4.5 s and 3.35 s), for no gain in time. More ranges pay only while
- * this process waits for the server.
+ * few requests). One: the NATS server's delivery is the larger cost now (1M records, 3
+ * servers on 2 shared cores: 2.4-2.8 s of server CPU against 1.3-1.5 s in this process), and
+ * a second range, which lets the server deliver from two goroutines, was no faster in 12
+ * alternating runs (3.1-8.2 s either way, set by the machine's other load) for about 5% more
+ * CPU on both sides. More ranges pay only while this process waits for a server with cores
+ * to spare.
  */
 const REPLAY_PARTS = 1;
 const MIN_RANGE = 50_000;
@@ -55,8 +58,14 @@ export async function replayStream(
   if (state.messages === 0) return { records: 0, lastSeq: state.last_seq };
   const peers = [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter((p) => p !== undefined);
   const parts = Math.max(1, Math.min(REPLAY_PARTS, Math.floor((state.last_seq - state.first_seq + 1) / MIN_RANGE)));
-  const records = await scanStream(nc, jsm, { stream, first: state.first_seq, last: state.last_seq, parts, peers }, (data, seq, m) => {
-    onRecord(decodeMessage(stream, seq, m.subject, data), seq);
+  const records = await scanStream(nc, jsm, { stream, first: state.first_seq, last: state.last_seq, parts, peers }, (f, seq) => {
+    let rec: LogRecord;
+    try {
+      rec = decodePayload(f.buf, f.payloadStart, f.end, -f.payloadStart);
+    } catch (err) {
+      throw new StreamDecodeError(stream, seq, f.subject, err);
+    }
+    onRecord(rec, seq);
   });
   return { records, lastSeq: state.last_seq };
 }

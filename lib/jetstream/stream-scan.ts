@@ -1,34 +1,39 @@
 // The daemon's fast read of its whole stream (replay.ts replayStream): pull consumers read
-// into plain core NATS subscriptions, several at once over disjoint sequence ranges; in
-// sequence order within a range, in no particular order across ranges.
+// over a bare connection of this read's own (wire.ts), several at once over disjoint sequence
+// ranges; in sequence order within a range, in no particular order across ranges.
 //
-// Why not the client's consumers: at a million small messages, the JS client's per-message
-// work (async iterators, delivery info objects, its own bookkeeping) costs as much again as
-// the protocol parsing. Here a message costs the parse, a walk over its reply subject and the
-// visit. No acknowledgements (ack_policy none).
+// Why not the client's consumers, nor even its core subscriptions: at a million small
+// messages, the JS client's per-message work (async iterators, delivery info objects, its own
+// bookkeeping) costs as much again as the protocol parsing, and that parsing with its message
+// objects still cost 1.7-1.9 s. Here a message costs the parse of its frame in place
+// (wire-parser.ts), a walk over its reply subject's bytes and the visit. No acknowledgements
+// (ack_policy none). The consumers themselves are made, asked about and deleted through the
+// daemon's connection (jsm); the bare one only carries pull requests and deliveries.
 //
 // Why pull requests and not a push consumer with flow control: the server lets a flow-
 // controlled consumer run up to 32 MiB of payloads ahead, which at this message size is more
 // than its 64 MiB limit of wire bytes for a client: it cut the connection as a slow consumer,
 // and messages were lost on the reconnect. Pull requests bound what is in flight (WINDOW_BYTES,
 // by the sizes seen so far). A lost delivery is detected anyway (a gap in the consumer's
-// delivery sequence) and fails the read.
+// delivery sequence) and fails the read, as does a lost connection.
 //
 // Why ranges may be read in any order: the stream keeps one message per subject and the read
 // covers [first, last] as they were at the start, so no two messages read share a subject; a
 // message can vanish meanwhile (a later write to its subject, beyond `last`, or a purge) but
 // none can appear inside the range. Records of different identifiers commute.
 //
-// Why consumers are moved to the server this connection talks to: a consumer elsewhere sends
-// every message over a route first (1M messages, 3 servers on 2 cores: 5.3-7 s against 3.2 s).
-// The server puts an R1 consumer on a random peer of the stream, so one put elsewhere is
-// deleted and created again, a few times at most.
+// Why consumers are moved to the server the bare connection talks to: a consumer elsewhere
+// sends every message over a route first (1M messages, 3 servers on 2 cores: 5.3-7 s against
+// 3.2 s). The server puts an R1 consumer on a random peer of the stream, so one put elsewhere
+// is deleted and created again, a few times at most.
 //
 // Where a range ends: at its last sequence, at a delivery beyond it, or at a message after
 // which nothing is pending. Messages purged after they were counted as pending are never
 // delivered: a range quiet for IDLE_MS asks the server whether anything is pending at all.
-import { createInbox, nuid, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { createInbox, nuid, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JetStreamManager } from '@nats-io/jetstream';
+import { Wire, wireOptionsOf } from './wire.ts';
+import type { WireFrame } from './wire-parser.ts';
 
 const IDLE_MS = 1_000;
 /** A range with messages pending that receives nothing for this long fails the read. */
@@ -40,9 +45,10 @@ const MAX_BATCH = 10_000;
 /** A pull request left behind (the read failed before deleting its consumer) ends by then. */
 const REQUEST_EXPIRES_MS = 30_000;
 const NANOS_PER_MS = 1_000_000;
+const WIRE_TIMEOUT_MS = 10_000;
 
-/** One stream message: its payload, its stream sequence, the message (for its subject). */
-export type ScanVisit = (data: Buffer, seq: number, msg: Msg) => void;
+/** One stream message (its payload is f.buf[f.payloadStart, f.end), valid during the call) and its sequence. */
+export type ScanVisit = (f: WireFrame, seq: number) => void;
 
 export interface ScanOptions {
   readonly stream: string;
@@ -54,59 +60,137 @@ export interface ScanOptions {
   readonly peers: readonly string[];
 }
 
-/** Visits once every message of [first, last] still there when its turn comes; returns how many. */
+/**
+ * Visits once every message of [first, last] still there when its turn comes; returns how
+ * many. `nc` must come from connectCluster (connect.ts): the bare connection is made as it was.
+ */
 export async function scanStream(nc: NatsConnection, jsm: JetStreamManager, o: ScanOptions, visit: ScanVisit): Promise<number> {
   if (o.last < o.first) return 0;
+  const options = wireOptionsOf(nc);
+  if (options === undefined) throw new Error('scanStream needs a connection made by connectCluster');
+  const wire = await Wire.open(options, nc.getServer(), WIRE_TIMEOUT_MS);
   const span = o.last - o.first + 1;
   const parts = Math.max(1, Math.min(o.parts, span));
   const readers: RangeReader[] = [];
   for (let i = 0; i < parts; i++) {
     const from = o.first + Math.floor((span * i) / parts);
     const to = o.first + Math.floor((span * (i + 1)) / parts) - 1;
-    readers.push(new RangeReader(nc, jsm, o, from, to, visit));
+    readers.push(new RangeReader(wire, jsm, o, from, to, visit));
   }
+  let lost: Error | null = null;
+  wire.onError = (err) => {
+    lost = new Error(`stream ${o.stream}: the replay's connection to ${wire.serverName}: ${err.message}`);
+    for (const r of readers) r.fail(lost);
+  };
   try {
     await Promise.all(readers.map((r) => r.create()));
+    // Lost while the consumers were made: no read could end but by its stall timeout.
+    if (lost !== null) throw lost;
     const counts = await Promise.all(readers.map((r) => r.read()));
     return counts.reduce((a, b) => a + b, 0);
   } finally {
     await Promise.all(readers.map((r) => r.close()));
+    wire.close();
   }
 }
 
-/** Where readNumber stopped: just past the `.` after the number. */
-let cursor = 0;
+/** Where num() stopped: just past the `.` after the number. */
+let after = 0;
 
-/** The decimal number at `cursor` in `s` (NaN if none); moves `cursor` past its `.`. */
-function readNumber(s: string): number {
-  let i = cursor;
+/** The decimal number at b[i] (NaN if none); sets `after` past the `.` that follows it. */
+function num(b: Buffer, i: number): number {
+  const from = i;
   let n = 0;
-  for (let c = s.charCodeAt(i); c >= 48 && c <= 57; c = s.charCodeAt(++i)) n = n * 10 + c - 48;
-  const read = i > cursor ? n : NaN;
-  cursor = i + 1;
-  return read;
+  for (let c = b[i]!; c >= 48 && c <= 57; c = b[++i]!) n = n * 10 + c - 48;
+  after = i + 1;
+  return i > from ? n : NaN;
+}
+
+/**
+ * One consumer's deliveries, checked as they come: the numbers in each reply subject
+ * ($JS.ACK[.<domain>.<account>].<stream>.<consumer>.<delivered>.<seq>.<delivery>.<time>.<pending>[.<token>]),
+ * first deliveries only, and its delivery sequence without a gap: a delivery missing (the
+ * connection lost and found again, say) is a record missing.
+ */
+export class DeliveryLedger {
+  /** The consumer's delivery sequence of the last message taken. */
+  delivered = 0;
+  /** The stream sequence of the last message taken, and how many the consumer had after it. */
+  seq = 0;
+  pending = 0;
+  /** Wire bytes (about) of the messages taken, to size the requests. */
+  bytes = 0;
+  private readonly stream: string;
+  private readonly consumer: string;
+  private readonly marker: Buffer;
+  private markerOffset = -1;
+
+  constructor(stream: string, consumer: string) {
+    this.stream = stream;
+    this.consumer = consumer;
+    this.marker = Buffer.from(`.${stream}.${consumer}.`, 'latin1');
+  }
+
+  take(f: WireFrame): void {
+    const b = f.buf;
+    const at = this.markerIn(f);
+    let deliveries = NaN;
+    let seq = NaN;
+    let delivery = NaN;
+    let pending = NaN;
+    if (at >= 0) {
+      deliveries = num(b, at + this.marker.length);
+      seq = num(b, after);
+      delivery = num(b, after);
+      let i = after;
+      while (i < f.replyEnd && b[i] !== 46 /* . */) i++; // the timestamp
+      pending = num(b, i + 1);
+    }
+    if (deliveries !== 1 || Number.isNaN(seq) || Number.isNaN(delivery) || Number.isNaN(pending) || after - 1 > f.replyEnd) {
+      throw new Error(`stream ${this.stream}: a delivery without the expected JetStream metadata (${f.reply})`);
+    }
+    if (delivery !== this.delivered + 1) {
+      throw new Error(`stream ${this.stream}: consumer ${this.consumer} delivered ${delivery} after ${this.delivered}: messages were lost on the way`);
+    }
+    this.delivered = delivery;
+    this.seq = seq;
+    this.pending = pending;
+    this.bytes += f.end - f.subjectStart + 40;
+  }
+
+  /** Where the reply subject has `.<stream>.<consumer>.` (-1: nowhere): where it was last time, else searched. */
+  private markerIn(f: WireFrame): number {
+    if (f.replyStart < 0) return -1;
+    const b = f.buf;
+    const m = this.marker;
+    const at = f.replyStart + this.markerOffset;
+    let same = this.markerOffset >= 0 && at + m.length <= f.replyEnd;
+    for (let i = 0; same && i < m.length; i++) same = b[at + i] === m[i];
+    if (same) return at;
+    const found = b.indexOf(m, f.replyStart);
+    if (found < 0 || found + m.length > f.replyEnd) return -1;
+    this.markerOffset = found - f.replyStart;
+    return found;
+  }
 }
 
 class RangeReader {
-  private readonly nc: NatsConnection;
+  private readonly wire: Wire;
   private readonly jsm: JetStreamManager;
   private readonly o: ScanOptions;
   private readonly from: number;
   private readonly to: number;
   private readonly visit: ScanVisit;
   private consumer = '';
-  private sub: Subscription | null = null;
+  private ledger: DeliveryLedger | null = null;
+  private sid = 0;
   private records = 0;
-  /** The consumer's delivery sequence of the last message received. */
-  private delivered = 0;
   /** Messages asked for by pull requests that neither arrived nor expired. */
   private requested = 0;
-  /** Wire bytes (about) of the messages received, to size the requests. */
-  private bytes = 0;
   private stop: ((err: unknown) => void) | null = null;
 
-  constructor(nc: NatsConnection, jsm: JetStreamManager, o: ScanOptions, from: number, to: number, visit: ScanVisit) {
-    this.nc = nc;
+  constructor(wire: Wire, jsm: JetStreamManager, o: ScanOptions, from: number, to: number, visit: ScanVisit) {
+    this.wire = wire;
     this.jsm = jsm;
     this.o = o;
     this.from = from;
@@ -115,8 +199,8 @@ class RangeReader {
   }
 
   async create(): Promise<void> {
-    const here = this.nc.info?.server_name;
-    const movable = here !== undefined && this.o.peers.includes(here);
+    const here = this.wire.serverName;
+    const movable = here !== '' && this.o.peers.includes(here);
     const config: Partial<ConsumerConfig> = {
       ack_policy: AckPolicy.None,
       deliver_policy: DeliverPolicy.StartSequence,
@@ -135,19 +219,25 @@ class RangeReader {
     }
   }
 
+  /** Ends the read with `err` (the connection failed). */
+  fail(err: Error): void {
+    this.stop?.(err);
+  }
+
   read(): Promise<number> {
     const { stream } = this.o;
-    const marker = `.${stream}.${this.consumer}.`;
+    const ledger = new DeliveryLedger(stream, this.consumer);
+    this.ledger = ledger;
     const opts = this.jsm.getOptions();
     const next = `${opts.apiPrefix}.CONSUMER.MSG.NEXT.${stream}.${this.consumer}`;
     const inbox = createInbox(opts.watcherPrefix);
     return new Promise<number>((resolve, reject) => {
       let idle: NodeJS.Timeout | undefined;
       const pull = (): void => {
-        const perMessage = this.delivered === 0 ? 1_024 : this.bytes / this.delivered;
+        const perMessage = ledger.delivered === 0 ? 1_024 : ledger.bytes / ledger.delivered;
         const batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(WINDOW_BYTES / 2 / perMessage)));
-        while (this.requested - this.delivered < 2 * batch) {
-          this.nc.publish(next, JSON.stringify({ batch, expires: REQUEST_EXPIRES_MS * NANOS_PER_MS }), { reply: inbox });
+        while (this.requested - ledger.delivered < 2 * batch) {
+          this.wire.publish(next, inbox, JSON.stringify({ batch, expires: REQUEST_EXPIRES_MS * NANOS_PER_MS }));
           this.requested += batch;
         }
       };
@@ -158,59 +248,38 @@ class RangeReader {
         this.unsubscribe();
         if (err === null) resolve(this.records); else reject(err);
       };
-      const onMessage = (m: Msg): void => {
-        const data = m.data;
+      const onMessage = (f: WireFrame): void => {
         // A record is never empty: an empty message with a status is about a pull request.
-        if (data.length === 0 && (m.headers?.code ?? 0) !== 0) { this.status(m); pull(); return; }
-        const reply = m.reply ?? '';
-        const at = reply.indexOf(marker);
-        // $JS.ACK[.<domain>.<account>].<stream>.<consumer>.<delivered>.<seq>.<delivery>.<time>.<pending>[.<token>]
-        cursor = at + marker.length;
-        const deliveries = readNumber(reply);
-        const seq = readNumber(reply);
-        const delivery = readNumber(reply);
-        cursor = reply.indexOf('.', cursor) + 1;
-        const pending = readNumber(reply);
-        if (at < 0 || deliveries !== 1 || Number.isNaN(seq) || Number.isNaN(pending)) {
-          throw new Error(`stream ${stream}: a delivery without the expected JetStream metadata (${reply})`);
-        }
-        // A delivery missing (the connection lost and found again, say) is a record missing.
-        if (delivery !== this.delivered + 1) {
-          throw new Error(`stream ${stream}: consumer ${this.consumer} delivered ${delivery} after ${this.delivered}: messages were lost on the way`);
-        }
-        this.delivered = delivery;
-        // The subject is about as long as the payload (one token per identifier).
-        this.bytes += 2 * data.length + reply.length + 100;
+        if (f.payloadLength === 0 && f.status !== 0) { this.status(f); pull(); return; }
+        ledger.take(f);
+        const seq = ledger.seq;
         if (seq > this.to) { finish(null); return; }
-        this.visit(data instanceof Buffer ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength), seq, m);
+        this.visit(f, seq);
         this.records++;
-        if (seq >= this.to || pending === 0) finish(null);
+        if (seq >= this.to || ledger.pending === 0) finish(null);
         else pull();
       };
       this.stop = finish;
-      this.sub = this.nc.subscribe(inbox, {
-        callback: (err, m) => {
-          if (this.stop === null) return;
-          try {
-            if (err !== null) throw err;
-            onMessage(m);
-          } catch (e) {
-            finish(e);
-          }
-        },
+      this.sid = this.wire.subscribe(inbox, (f) => {
+        if (this.stop === null) return;
+        try {
+          onMessage(f);
+        } catch (e) {
+          finish(e);
+        }
       });
       pull();
       let checking = false;
       let seen = { delivered: 0, at: Date.now() };
       idle = setInterval(() => {
         const now = Date.now();
-        if (this.delivered !== seen.delivered) seen = { delivered: this.delivered, at: now };
+        if (ledger.delivered !== seen.delivered) seen = { delivered: ledger.delivered, at: now };
         if (checking || now - seen.at < IDLE_MS) return;
         checking = true;
         this.jsm.consumers.info(stream, this.consumer).then((ci) => {
           // Nothing pending on the server and nothing delivered that has not arrived: the rest
           // of the range was deleted meanwhile.
-          if (ci.num_pending === 0 && ci.delivered.consumer_seq <= this.delivered) finish(null);
+          if (ci.num_pending === 0 && ci.delivered.consumer_seq <= ledger.delivered) finish(null);
           else if (Date.now() - seen.at > STALL_MS) {
             finish(new Error(`stream ${stream}: consumer ${this.consumer} delivers nothing with ${ci.num_pending} messages pending`));
           }
@@ -219,23 +288,24 @@ class RangeReader {
     });
   }
 
-  private status(m: Msg): void {
-    const h = m.headers!;
-    if (h.code === 408) {
+  private status(f: WireFrame): void {
+    const code = f.status;
+    if (code === 408) {
       // A request that expired: what it did not deliver is no longer on its way.
-      const left = Number(h.get('Nats-Pending-Messages'));
-      this.requested = h.has('Nats-Pending-Messages') && Number.isFinite(left) ? this.requested - left : this.delivered;
+      const left = /^Nats-Pending-Messages:\s*(\d+)\s*$/im.exec(f.headers);
+      this.requested = left === null ? this.ledger!.delivered : this.requested - Number(left[1]);
       return;
     }
     // 100 (a heartbeat) and 404 (nothing now) say nothing; anything else (409: the consumer
     // deleted, too many requests waiting) ends the read.
-    if (h.code === 100 || h.code === 404) return;
-    throw new Error(`stream ${this.o.stream}: consumer ${this.consumer}: ${h.code} ${h.description}`);
+    if (code === 100 || code === 404) return;
+    const line = f.headers.split('\r\n', 1)[0]!;
+    throw new Error(`stream ${this.o.stream}: consumer ${this.consumer}: ${line.slice('NATS/1.0 '.length)}`);
   }
 
   private unsubscribe(): void {
-    this.sub?.unsubscribe();
-    this.sub = null;
+    if (this.sid !== 0) this.wire.unsubscribe(this.sid);
+    this.sid = 0;
   }
 
   /** Ends a read still running (another range failed) and deletes the consumer. */

@@ -65,10 +65,12 @@ interface Spec {
   readonly clusterPort: number | null;
   readonly routes: readonly number[];
   readonly storeDir: string;
+  /** More nats-server arguments (TLS, users, a config file). */
+  readonly extra: readonly string[];
 }
 
 async function launch(bin: string, spec: Spec): Promise<ChildProcess> {
-  const args = ['-a', '127.0.0.1', '-p', String(spec.port), '-js', '-sd', spec.storeDir, '-n', spec.name];
+  const args = [...spec.extra, '-a', '127.0.0.1', '-p', String(spec.port), '-js', '-sd', spec.storeDir, '-n', spec.name];
   if (spec.clusterPort !== null) {
     args.push('--cluster_name', 'tickdtest', '--cluster', `nats://127.0.0.1:${spec.clusterPort}`,
       '--routes', spec.routes.map((p) => `nats://127.0.0.1:${p}`).join(','));
@@ -116,8 +118,11 @@ export interface NatsCluster {
   stop(): Promise<void>;
 }
 
-/** `count` servers (1, or 3 routed as one cluster), each with its own store directory. */
-export async function startNats(bin: string, count: 1 | 3 = 1): Promise<NatsCluster> {
+/**
+ * `count` servers (1, or 3 routed as one cluster), each with its own store directory, each
+ * started with `extra` arguments too (before the helper's own, which win).
+ */
+export async function startNats(bin: string, count: 1 | 3 = 1, extra: readonly string[] = []): Promise<NatsCluster> {
   const dir = tempDir();
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
   const clusterPorts = count === 1 ? [] : await Promise.all(Array.from({ length: count }, () => freePort()));
@@ -127,6 +132,7 @@ export async function startNats(bin: string, count: 1 | 3 = 1): Promise<NatsClus
     clusterPort: count === 1 ? null : clusterPorts[i]!,
     routes: count === 1 ? [] : clusterPorts.filter((_, j) => j !== i),
     storeDir: join(dir, `n${i + 1}`),
+    extra,
   }));
   const servers = await Promise.all(specs.map(async (spec) => server(bin, spec, await launch(bin, spec))));
   return {

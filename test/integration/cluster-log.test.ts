@@ -10,10 +10,12 @@ import { Daemon } from '../helpers/daemon.ts';
 import { LineClient, jobStatus, nowNs, waitFor } from '../helpers/client.ts';
 import { requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { connectCluster } from '../../lib/jetstream/connect.ts';
 import { replayStream } from '../../lib/jetstream/replay.ts';
 import { scanStream } from '../../lib/jetstream/stream-scan.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
 import { encodeRecord } from '../../lib/logfile/codec.ts';
+import { silentLogger } from '../../lib/log.ts';
 
 const TTL = '1s';
 
@@ -104,7 +106,8 @@ describe('cluster mode: the log on a JetStream stream', function () {
 
   it('the replay reads every message once, in ranges read in parallel, with messages deleted (the last one too), and leaves no consumer', async () => {
     nats = await startNats(bin, 3);
-    const nc = await connect({ servers: nats.urls.split(',') });
+    // Made as the daemon makes it: the replay opens its own connection the same way.
+    const nc = await connectCluster({ urls: nats.urls.split(','), credsFile: null, caFile: null, name: 'scan-test', log: silentLogger(), connectTimeoutMs: 10_000 });
     try {
       const jsm = await jetstreamManager(nc, { checkAPI: false });
       const js = jetstream(nc);
