@@ -51,6 +51,18 @@ export function ensureChromium(): Promise<ChromiumResult> {
   return pending;
 }
 
+/**
+ * The chromium executable, for a browser suite's `before` hook: under CI=true a missing
+ * Chromium fails the suite; elsewhere the suite is skipped with a line that says why.
+ */
+export async function chromiumOrSkip(ctx: Mocha.Context): Promise<string> {
+  const chromium = await ensureChromium();
+  if (chromium.ok) return chromium.path;
+  if (process.env['CI'] === 'true') throw new Error(`CI=true but Chromium is unavailable: ${chromium.reason}`);
+  console.warn(`    skipping browser tests: ${chromium.reason}`);
+  return ctx.skip();
+}
+
 export function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({ executablePath, args: LAUNCH_ARGS, timeout: 30_000 });
 }

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { Daemon } from '../helpers/daemon.ts';
-import { ensureChromium, launchChromium, PageWatch, screenshotPath } from '../helpers/browser.ts';
+import { chromiumOrSkip, launchChromium, PageWatch, screenshotPath } from '../helpers/browser.ts';
 import { HttpApi } from './http-client.ts';
 
 interface Doc {
@@ -25,12 +25,7 @@ describe('API reference (/docs/) in Chromium: tags, no HEAD twins', function () 
 
   before(async function () {
     this.timeout(10 * 60_000); // a first apt-get install of chromium takes minutes
-    const chromium = await ensureChromium();
-    if (!chromium.ok) {
-      if (process.env['CI'] === 'true') throw new Error(`CI=true but Chromium is unavailable: ${chromium.reason}`);
-      console.warn(`    skipping browser tests: ${chromium.reason}`);
-      this.skip();
-    }
+    const chromiumPath = await chromiumOrSkip(this);
     daemon = await Daemon.start({ config: { http: { listen: '127.0.0.1:0' } } });
     origin = `http://${daemon.http!.host}:${daemon.http!.port}`;
     const api = new HttpApi(daemon.http!);
@@ -39,7 +34,7 @@ describe('API reference (/docs/) in Chromium: tags, no HEAD twins', function () 
     } finally {
       api.close();
     }
-    browser = await launchChromium(chromium.path);
+    browser = await launchChromium(chromiumPath);
   });
 
   after(async () => {

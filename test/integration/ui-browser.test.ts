@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { Daemon } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { ensureChromium, launchChromium, PageWatch, screenshotPath } from '../helpers/browser.ts';
+import { chromiumOrSkip, launchChromium, PageWatch, screenshotPath } from '../helpers/browser.ts';
 import { HttpApi } from './http-client.ts';
 
 const TOKENS = `
@@ -41,19 +41,14 @@ describe('web console and API reference in Chromium', function () {
 
   before(async function () {
     this.timeout(10 * 60_000); // a first apt-get install of chromium takes minutes
-    const chromium = await ensureChromium();
-    if (!chromium.ok) {
-      if (process.env['CI'] === 'true') throw new Error(`CI=true but Chromium is unavailable: ${chromium.reason}`);
-      console.warn(`    skipping browser tests: ${chromium.reason}`);
-      this.skip();
-    }
+    const chromiumPath = await chromiumOrSkip(this);
     const dir = tempDir();
     const authFile = join(dir, 'tokens.toml');
     writeFileSync(authFile, TOKENS);
     daemon = await Daemon.start({ dir, config: { http: { listen: '127.0.0.1:0' }, controller: { auth_file: authFile } } });
     origin = `http://${daemon.http!.host}:${daemon.http!.port}`;
     admin = new HttpApi(daemon.http!, 'secret-admin');
-    browser = await launchChromium(chromium.path);
+    browser = await launchChromium(chromiumPath);
   });
 
   after(async () => {

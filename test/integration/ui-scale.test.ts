@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Daemon, type Address } from '../helpers/daemon.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { ensureChromium, installPerfProbe, launchChromium, PageWatch, readPerfProbe, screenshotPath, type PerfReport } from '../helpers/browser.ts';
+import { chromiumOrSkip, installPerfProbe, launchChromium, PageWatch, readPerfProbe, screenshotPath, type PerfReport } from '../helpers/browser.ts';
 
 const TOKENS = `
 [token.admin]
@@ -71,17 +71,12 @@ describe('web console with 20 000 and 100 000 jobs in Chromium', function () {
 
   before(async function () {
     this.timeout(10 * 60_000); // a first apt-get install of chromium takes minutes
-    const chromium = await ensureChromium();
-    if (!chromium.ok) {
-      if (process.env['CI'] === 'true') throw new Error(`CI=true but Chromium is unavailable: ${chromium.reason}`);
-      console.warn(`    skipping browser tests: ${chromium.reason}`);
-      this.skip();
-    }
+    const chromiumPath = await chromiumOrSkip(this);
     const dir = tempDir();
     writeFileSync(join(dir, 'tokens.toml'), TOKENS);
     daemon = await Daemon.start({ dir, config: { http: { listen: '127.0.0.1:0' }, controller: { auth_file: join(dir, 'tokens.toml') } } });
     origin = `http://${daemon.http!.host}:${daemon.http!.port}`;
-    browser = await launchChromium(chromium.path);
+    browser = await launchChromium(chromiumPath);
   });
 
   after(async () => {

@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Daemon } from '../helpers/daemon.ts';
 import { waitFor } from '../helpers/client.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { ensureChromium, launchChromium, PageWatch, screenshotPath } from '../helpers/browser.ts';
+import { chromiumOrSkip, launchChromium, PageWatch, screenshotPath } from '../helpers/browser.ts';
 import { HttpApi } from './http-client.ts';
 
 const TOKENS = `
@@ -41,12 +41,7 @@ describe('web console: signed-in line and status filter in Chromium', function (
 
   before(async function () {
     this.timeout(10 * 60_000); // a first apt-get install of chromium takes minutes
-    const chromium = await ensureChromium();
-    if (!chromium.ok) {
-      if (process.env['CI'] === 'true') throw new Error(`CI=true but Chromium is unavailable: ${chromium.reason}`);
-      console.warn(`    skipping browser tests: ${chromium.reason}`);
-      this.skip();
-    }
+    const chromiumPath = await chromiumOrSkip(this);
     const dir = tempDir();
     writeFileSync(join(dir, 'tokens.toml'), TOKENS);
     daemon = await Daemon.start({ dir, config: { http: { listen: '127.0.0.1:0' }, controller: { auth_file: join(dir, 'tokens.toml') } } });
@@ -66,7 +61,7 @@ describe('web console: signed-in line and status filter in Chromium', function (
       const stats = (await admin.json('GET', '/stats')).body as Record<string, number>;
       return stats['jobs_failed'] === FAILED && stats['jobs_executed'] === EXECUTED;
     }, 30_000, 'the runners to finish');
-    browser = await launchChromium(chromium.path);
+    browser = await launchChromium(chromiumPath);
   });
 
   after(async () => {
