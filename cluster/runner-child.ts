@@ -4,7 +4,7 @@
 // here), and answers each with its execution response. Starts and responses leave in one
 // 'progress' message per event-loop turn.
 //
-// Why a process of its own: the runners' garbage (got, amqplib, node-redis), their spawns (a
+// Why a process of its own: the runners' garbage (HTTP requests, amqplib, node-redis), their spawns (a
 // fork from this small heap, not the primary's) and a library that crashes or leaks stay out
 // of the scheduler's process; the primary fails the attempts such a crash cuts short and forks
 // a new child (tickd(8) "Runner processes").
