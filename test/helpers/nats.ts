@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { connect as natsConnect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { tempDir } from './tmp.ts';
 
 const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
@@ -135,11 +136,36 @@ export async function startNats(bin: string, count: 1 | 3 = 1, extra: readonly s
     extra,
   }));
   const servers = await Promise.all(specs.map(async (spec) => server(bin, spec, await launch(bin, spec))));
+  if (count === 3 && extra.length === 0) await jetStreamReady(servers.map((s) => s.url));
   return {
     servers,
     urls: servers.map((s) => s.url).join(','),
     stop: async () => { await Promise.all(servers.map((s) => s.kill())); },
   };
+}
+
+/**
+ * Waits until the routed servers answer JetStream (their meta group has a leader). A fresh
+ * three-server cluster usually elects one within seconds, but on a loaded two-core machine it
+ * once took longer than tickd's own 20 s start-up bound: the tests are about tickd, so they
+ * start it on a cluster that is up, and the cluster's own election is not part of the timing.
+ */
+async function jetStreamReady(urls: string[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const nc = await natsConnect({ servers: urls });
+  try {
+    for (;;) {
+      try {
+        await (await jetstreamManager(nc, { timeout: 2_000 })).getAccountInfo();
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`the NATS cluster did not answer JetStream within 60 s: ${(err as Error).message}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  } finally {
+    await nc.close();
+  }
 }
 
 /**
