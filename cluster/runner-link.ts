@@ -178,19 +178,15 @@ export class RunnerLink {
           this.events.started(s);
         }
         for (const r of msg.responses) {
-          const s = this.sent.get(r.attempt);
-          if (s === undefined) continue;
-          this.sent.delete(r.attempt);
-          this.events.finished(s, r);
+          const s = this.settle(r.attempt);
+          if (s !== undefined) this.events.finished(s, r);
         }
         return;
       }
       case 'stopped':
         for (const r of msg.abandoned) {
-          const s = this.sent.get(r.attempt);
-          if (s === undefined) continue;
-          this.sent.delete(r.attempt);
-          this.events.abandoned(s, r);
+          const s = this.settle(r.attempt);
+          if (s !== undefined) this.events.abandoned(s, r);
         }
         return;
       default: {
@@ -198,6 +194,13 @@ export class RunnerLink {
         void never; // a child of another version? Nothing of it can be acted on.
       }
     }
+  }
+
+  /** The execution sent under `attempt`, no longer held (undefined if it was not, or not any more). */
+  private settle(attempt: string): Sent | undefined {
+    const s = this.sent.get(attempt);
+    if (s !== undefined) this.sent.delete(attempt);
+    return s;
   }
 
   private close(code: number | null, signal: NodeJS.Signals | null): void {
