@@ -1,6 +1,6 @@
 // Process facts from Linux's /proc, for tests about the processes the daemon starts.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { release } from 'node:os';
 
 /** Exists and is not a zombie (a killed orphan stays a zombie until init reaps it). */
@@ -67,4 +67,29 @@ export function rssBytes(pid: number): number {
 /** Resident set size of `pid` and its direct children (the daemon: primary and workers). */
 export function treeRss(pid: number): number {
   return rssBytes(pid) + childPids(pid).reduce((sum, child) => sum + rssBytes(child), 0);
+}
+
+/**
+ * SIGSTOP, then waits until every thread of `pid` is stopped. kill() returns before the stop
+ * takes effect: a thread busy on the other core runs on for a moment, and a NATS server was
+ * seen to acknowledge a publish sent after kill() had returned.
+ */
+export async function pause(pid: number, timeoutMs = 5_000): Promise<void> {
+  process.kill(pid, 'SIGSTOP');
+  const deadline = performance.now() + timeoutMs;
+  while (!threadStates(pid).every((s) => s === 'T' || s === 't')) {
+    if (performance.now() > deadline) throw new Error(`process ${pid} not stopped ${timeoutMs} ms after SIGSTOP: ${threadStates(pid).join('')}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+function threadStates(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return stat[stat.lastIndexOf(')') + 2]!;
+    } catch {
+      return 'T'; // a thread that ended meanwhile does not run
+    }
+  });
 }

@@ -8,6 +8,7 @@ import { Daemon } from '../helpers/daemon.ts';
 import { LineClient, nowNs, stat, waitFor } from '../helpers/client.ts';
 import { ledSince, roleOf, Sink, startNode, waitForLeader } from '../helpers/cluster-nodes.ts';
 import { closeNatsClients, connectNats, requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
+import { pause } from '../helpers/procfs.ts';
 import { openLeaseBucket } from '../../lib/lease/lease.ts';
 import { prng } from '../helpers/prng.ts';
 
@@ -175,7 +176,7 @@ describe('cluster mode: several nodes, one leader, failover', function () {
     for (const [k, id] of due.entries()) await ok(cl, `d${k}`, `SET ${id} ${first + BigInt(k) * 20_000_000n}`);
     const holder = leader.stderr.find((l) => l.includes('"msg":"role changed: leader"'));
     expect(holder).to.not.equal(undefined);
-    leader.proc.kill('SIGSTOP');
+    await pause(leader.proc.pid!);
     const next = await waitForLeader(all.filter((d) => d !== leader), TTL_MS + 10_000);
     // Writes sent to the paused node meanwhile wait in its worker for its primary.
     cl.write(Array.from({ length: 50 }, (_, k) => `late${k} SET p.late.${k} 4000000000000000000\n`).join(''));

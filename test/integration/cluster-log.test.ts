@@ -9,6 +9,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Daemon } from '../helpers/daemon.ts';
 import { LineClient, jobStatus, nowNs, waitFor } from '../helpers/client.ts';
 import { requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
+import { pause } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { connectCluster } from '../../lib/jetstream/connect.ts';
 import { replayStream } from '../../lib/jetstream/replay.ts';
@@ -265,7 +266,7 @@ describe('cluster mode: the log on a JetStream stream', function () {
     await lines(c, 'r', 'RULE SET o. o. shell true');
     await lines(c, 's', `SET o.due ${nowNs() + 2_000_000_000n}`);
     const server = nats.servers[0]!;
-    server.proc.kill('SIGSTOP');
+    await pause(server.proc.pid!);
     const outageAt = Date.now();
     try {
       const reply = await c.request('s2', 'SET o.during 4000000000000000000', 40_000);

@@ -7,6 +7,7 @@ import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isLeaseAborted, Lease, openLeaseBucket, type LeaseOptions } from '../../lib/lease/lease.ts';
 import { closeNatsClients, connectNats, requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
+import { pause } from '../helpers/procfs.ts';
 
 const TTL = 600;
 /** Timer lateness and loopback round trips on a busy test machine. */
@@ -160,7 +161,7 @@ describe('leader lease (lib/lease)', function () {
     const a = newLease('node-a');
     await a.lease.acquire(() => false);
     const stoppedAt = performance.now();
-    nats.servers[0]!.proc.kill('SIGSTOP');
+    await pause(nats.servers[0]!.proc.pid!);
     await until('onLost', () => a.lost.length > 0, 2 * TTL);
     // The last refresh that could succeed was sent before the stop.
     expect(performance.now() - stoppedAt).to.be.at.most(TTL + SLACK);

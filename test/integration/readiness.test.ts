@@ -19,7 +19,7 @@ import { waitFor } from '../helpers/client.ts';
 import { startNode, waitForLeader } from '../helpers/cluster-nodes.ts';
 import { Daemon, type Address } from '../helpers/daemon.ts';
 import { requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
-import { childrenRunning } from '../helpers/procfs.ts';
+import { childrenRunning, pause } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { SchemaChecker } from '../unit/http/schema-check.ts';
 import { HttpApi } from './http-client.ts';
@@ -84,8 +84,8 @@ describe('readiness: GET /ready, GET /health', function () {
     });
     daemons.push(daemon);
     const [, second] = await workersOf(daemon.proc.pid!, 2);
-    process.kill(second!, 'SIGSTOP');
     held.push(second!);
+    await pause(second!);
 
     const api = new HttpApi({ host: '127.0.0.1', port }, null);
     try {
@@ -246,7 +246,7 @@ describe('readiness: GET /ready in cluster mode', function () {
       nodes.push(node);
       await waitForLeader([node]);
       const server = own.servers[0]!.proc;
-      server.kill('SIGSTOP');
+      await pause(server.pid!);
       try {
         node.proc.kill('SIGTERM');
         await node.waitForLog((r) => r['msg'] === 'stopping', 5000);
