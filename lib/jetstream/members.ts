@@ -2,6 +2,7 @@
 // the lease's job alone). Each node writes how it stands (role, applied sequence) under its
 // name in the bucket `<cluster>-nodes` every REPORT_MS; the bucket's TTL drops the entries of
 // nodes that stopped. Every node watches the bucket, so a view is answered from memory.
+import { jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
@@ -33,15 +34,18 @@ export class Members {
     this.log = log;
   }
 
-  static async open(nc: NatsConnection, cluster: string, node: string, replicas: number, log: Logger): Promise<Members> {
+  /** `timeoutMs`: how long creating the bucket may take (the default is the client's 5 s). */
+  static async open(nc: NatsConnection, cluster: string, node: string, replicas: number, log: Logger, timeoutMs?: number): Promise<Members> {
+    const bucket = `${cluster}-nodes`;
     const opts = { history: 1, ttl: BUCKET_TTL_MS, replicas: leaseReplicas(nc, replicas), description: `tickd nodes of cluster ${cluster}` };
-    const kvm = new Kvm(nc);
-    let kv: KV;
+    const kvm = new Kvm(jetstream(nc, timeoutMs === undefined ? {} : { timeout: timeoutMs }));
     try {
-      kv = await kvm.create(`${cluster}-nodes`, opts);
+      await kvm.create(bucket, opts);
     } catch {
-      kv = await kvm.create(`${cluster}-nodes`, opts); // two nodes creating it at once: see lease/bucket.ts
+      await kvm.create(bucket, opts); // two nodes creating it at once: see lease/bucket.ts
     }
+    // Reports and the delete at close() wait no longer than a usual request.
+    const kv = await new Kvm(nc).open(bucket);
     const m = new Members(kv, node, log);
     void m.watch();
     return m;

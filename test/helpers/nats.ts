@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { connect as natsConnect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { tempDir } from './tmp.ts';
 
 const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
@@ -145,21 +145,28 @@ export async function startNats(bin: string, count: 1 | 3 = 1, extra: readonly s
 }
 
 /**
- * Waits until the routed servers answer JetStream (their meta group has a leader). A fresh
- * three-server cluster usually elects one within seconds, but on a loaded two-core machine it
- * once took longer than tickd's own 20 s start-up bound: the tests are about tickd, so they
- * start it on a cluster that is up, and the cluster's own election is not part of the timing.
+ * Waits until the routed servers store replicated writes: a three-replica probe stream is
+ * created, takes a message and is deleted. A fresh three-server cluster usually manages that
+ * within seconds, but on a loaded two-core machine its elections once took longer than
+ * tickd's own 20 s start-up bound, and the meta leader alone answering (account info) did not
+ * mean the servers could place an R3 stream yet: the tests are about tickd, so they start it
+ * on a cluster that is up, and the cluster's own elections are not part of the timing.
  */
 async function jetStreamReady(urls: string[]): Promise<void> {
   const deadline = Date.now() + 60_000;
   const nc = await natsConnect({ servers: urls });
+  const probe = `readiness_probe_${process.pid}`;
   try {
     for (;;) {
       try {
-        await (await jetstreamManager(nc, { timeout: 2_000 })).getAccountInfo();
+        const jsm = await jetstreamManager(nc, { timeout: 5_000 });
+        await jsm.streams.add({ name: probe, subjects: [`${probe}.>`], num_replicas: 3 })
+          .catch(async (err: unknown) => { if ((await jsm.streams.info(probe).catch(() => null)) === null) throw err; });
+        await jetstream(nc, { timeout: 5_000 }).publish(`${probe}.x`, 'ready');
+        await jsm.streams.delete(probe);
         return;
       } catch (err) {
-        if (Date.now() > deadline) throw new Error(`the NATS cluster did not answer JetStream within 60 s: ${(err as Error).message}`);
+        if (Date.now() > deadline) throw new Error(`the NATS cluster did not store a replicated message within 60 s: ${(err as Error).message}`);
         await new Promise((r) => setTimeout(r, 200));
       }
     }
