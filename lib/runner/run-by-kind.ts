@@ -14,17 +14,37 @@ import { runDirect } from './direct.ts';
 import { errorText, runnerError, type Execution, type RunnerContext } from './execution.ts';
 import { runShell } from './shell.ts';
 
-let http: Promise<typeof import('./http.ts')> | undefined;
-let amqp: Promise<typeof import('./amqp.ts')> | undefined;
-let redis: Promise<typeof import('./redis.ts')> | undefined;
+/**
+ * A runner module loaded on first use. Once loaded it is called synchronously: the pool
+ * budgets the time its starts take per event-loop turn, and a start deferred to a microtask
+ * would escape that budget, so a burst's starts would all run before the first socket connects.
+ */
+class LazyModule<M> {
+  private loading: Promise<M> | undefined;
+  private loaded: M | undefined;
+  private readonly importer: () => Promise<M>;
 
-const loadHttp = (): Promise<typeof import('./http.ts')> => (http ??= import('./http.ts'));
-const loadAmqp = (): Promise<typeof import('./amqp.ts')> => (amqp ??= import('./amqp.ts'));
-const loadRedis = (): Promise<typeof import('./redis.ts')> => (redis ??= import('./redis.ts'));
+  constructor(importer: () => Promise<M>) {
+    this.importer = importer;
+  }
+
+  load(): Promise<M> {
+    return (this.loading ??= this.importer().then((m) => (this.loaded = m)));
+  }
+
+  /** `use` with the module: at once when it is loaded, else once it is. */
+  with<T>(use: (m: M) => Promise<T>): Promise<T> {
+    return this.loaded !== undefined ? use(this.loaded) : this.load().then(use);
+  }
+}
+
+const http = new LazyModule(() => import('./http.ts'));
+const amqp = new LazyModule(() => import('./amqp.ts'));
+const redis = new LazyModule(() => import('./redis.ts'));
 
 /** Starts loading the network runners in the background (a failure shows at their first job). */
 export function preloadRunners(): void {
-  for (const load of [loadHttp, loadAmqp, loadRedis]) load().catch(() => {});
+  for (const m of [http, amqp, redis]) m.load().catch(() => {});
 }
 
 function dispatch(exec: Execution, ctx: RunnerContext, signal: AbortSignal): Promise<AttemptOutcome> {
@@ -33,9 +53,9 @@ function dispatch(exec: Execution, ctx: RunnerContext, signal: AbortSignal): Pro
     case 'shell': return runShell(exec, runner, ctx, signal);
     case 'direct': return runDirect(exec, runner, ctx, signal);
     case 'awf': return runAwf(exec, runner, ctx, signal);
-    case 'http': return loadHttp().then((m) => m.runHttp(exec, runner, ctx, signal));
-    case 'amqp': return loadAmqp().then((m) => m.runAmqp(exec, runner, ctx, signal));
-    case 'redis': return loadRedis().then((m) => m.runRedis(exec, runner, ctx, signal));
+    case 'http': return http.with((m) => m.runHttp(exec, runner, ctx, signal));
+    case 'amqp': return amqp.with((m) => m.runAmqp(exec, runner, ctx, signal));
+    case 'redis': return redis.with((m) => m.runRedis(exec, runner, ctx, signal));
     default: {
       const unknownKind: never = runner;
       ctx.log.error({ runner: (unknownKind as { type?: unknown }).type }, 'unknown runner kind');

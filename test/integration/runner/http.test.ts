@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { outcomeSucceeded, type AttemptOutcome } from '../../../lib/domain/attempt.ts';
 import { execFileSync } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -8,6 +9,7 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { join } from 'node:path';
 import type { HttpMethod } from '../../../lib/domain/runner-spec.ts';
 import { httpBody, runHttp } from '../../../lib/runner/http.ts';
+import { runExecution } from '../../../lib/runner/run-by-kind.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
 
@@ -190,6 +192,26 @@ describe('runner/http', function () {
     const doneAt = Date.now();
     await waitFor(() => closedAt > 0, 8000, 'the idle connection to close');
     expect(closedAt - doneAt).to.be.at.least(3500).and.below(5000);
+  });
+
+  it('once the runner is loaded, runExecution builds the request at once, inside the runner pool\'s budget for the turn', async () => {
+    const { ctx } = capturingContext(5000);
+    const spec = { type: 'http' as const, method: 'POST' as const, url: sink.url('/ok') };
+    const ok = { kind: 'http_response', status: 200 };
+    expect(await runExecution(makeExecution(spec, 'first'), ctx, neverAborted())).to.deep.equal(ok); // loads it
+    let created = 0;
+    const count = (): void => { created++; };
+    diagnostics.subscribe('http.client.request.created', count);
+    try {
+      const outcome = runExecution(makeExecution(spec, 'second'), ctx, neverAborted());
+      // The pool (lib/runner/pool.ts) times each start to yield to I/O every few ms. A request
+      // built in a later microtask escaped that budget: a burst's 256 starts all ran before the
+      // first socket connected (the first POST of a cold burst left 110-125 ms late).
+      expect(created).to.equal(1);
+      expect(await outcome).to.deep.equal(ok);
+    } finally {
+      diagnostics.unsubscribe('http.client.request.created', count);
+    }
   });
 
   it('fails on connection refused', async () => {
