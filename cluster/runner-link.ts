@@ -1,6 +1,7 @@
 // The primary's side of ONE runner child process (cluster/runner-child.ts; messages in
 // cluster/ipc/runner-messages.ts): forks it with a small fixed heap, sends it execution
-// requests in one 'execute' message per event-loop turn, keeps every request it sent until
+// requests in one 'execute' message per event-loop turn (the first after an idle spell at
+// once, alone), keeps every request it sent until
 // its response comes back, and tells its owner (runner-processes.ts) of each start, each
 // response, and of the requests a dead child leaves unanswered.
 //
@@ -98,9 +99,12 @@ export class RunnerLink {
   }
 
   send(exec: Execution, nowNs: bigint): void {
+    // The child was idle: this request leaves at once, alone, and its runner starts while the
+    // primary is still firing the rest of the burst (batched at the turn's end as usual).
+    const first = this.sent.size === 0;
     this.sent.set(exec.attempt, { exec, sentNs: nowNs, startedNs: null });
     this.outbox.push(exec); // the request's fields (and the rule's id): no copy to make and collect
-    if (this.outbox.length >= MAX_BATCH) this.flush();
+    if (first || this.outbox.length >= MAX_BATCH) this.flush();
     else if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(this.atTurnEnd);

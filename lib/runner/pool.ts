@@ -51,6 +51,12 @@ interface Running {
 
 /** Milliseconds of starting executions per event-loop turn before yielding to other work. */
 const START_BUDGET_MS_PER_TURN = 4;
+/**
+ * The first turn after an idle spell starts only this much, so the first sockets of a burst
+ * connect (and their requests leave) before a whole turn's worth of others is built.
+ */
+const FIRST_TURN_BUDGET_MS = 0.5;
+const IDLE_TURN_SPENT_MS = START_BUDGET_MS_PER_TURN - FIRST_TURN_BUDGET_MS;
 
 export class RunnerPool {
   readonly maxInflight: number;
@@ -102,7 +108,7 @@ export class RunnerPool {
   // Starting an execution is synchronous and can be costly (a process spawn from a big heap
   // takes milliseconds), so starts are budgeted per event-loop turn: a burst of thousands of
   // due jobs is started over many turns, and commands, ticks and results are served between.
-  #turnSpentMs = 0;
+  #turnSpentMs = IDLE_TURN_SPENT_MS;
   #turnScheduled = false;
 
   #budgetLeft(): boolean {
@@ -114,7 +120,7 @@ export class RunnerPool {
     this.#turnScheduled = true;
     setImmediate(() => {
       this.#turnScheduled = false;
-      this.#turnSpentMs = 0;
+      this.#turnSpentMs = this.#running.size === 0 && this.#queue.length === 0 ? IDLE_TURN_SPENT_MS : 0;
       this.#pump();
     });
   }
@@ -197,7 +203,10 @@ export class RunnerPool {
       this.#ctx.log.error({ attempt: exec.attempt, job: exec.jobId, err: errorText(err) }, 'onResult threw');
     }
     this.#pump();
-    if (this.#running.size === 0) this.#onIdle?.();
+    if (this.#running.size === 0) {
+      this.#turnSpentMs = Math.max(this.#turnSpentMs, IDLE_TURN_SPENT_MS);
+      this.#onIdle?.();
+    }
   }
 
   #pump(): void {

@@ -39,6 +39,7 @@ describe('runner/pool', () => {
     const counts = () => [pool.inflight, pool.pending, calls.length];
 
     for (const e of execs) pool.submit(e);
+    await settle(); // the first turn after idle may start fewer (see the per-turn budget below)
     expect(counts()).to.deep.equal([2, 3, 2]);
     expect(calls.map((c) => c.exec.jobId)).to.deep.equal(['job.0', 'job.1']);
 
@@ -154,6 +155,27 @@ describe('runner/pool', () => {
     await waitFor(() => order.length === execs.length, 10_000, 'the queue to drain');
     expect(order).to.deep.equal(execs.map((e) => e.jobId));
     expect([pool.inflight, pool.pending]).to.deep.equal([0, 0]);
+  });
+
+  it('times its starts per event-loop turn: after an idle spell a short first turn, then full turns', async () => {
+    // Each start takes 0.6 ms: more than the first turn's budget (0.5 ms), a fraction of a full one (4 ms).
+    const { calls, run: hold } = controllableRun();
+    const run = (exec: Execution, ctx: RunnerContext, signal: AbortSignal) => {
+      const until = performance.now() + 0.6;
+      while (performance.now() < until) { /* a costly start, such as a spawn from a big heap */ }
+      return hold(exec, ctx, signal);
+    };
+    const pool = new RunnerPool({ maxInflight: 100, ctx: capturingContext().ctx, run, onResult: () => {} });
+    for (const e of jobs(30)) pool.submit(e);
+    expect(calls.length, 'the first turn, from idle').to.equal(1);
+    await settle();
+    expect(calls.length, 'then a full turn').to.be.at.least(3);
+    await waitFor(() => calls.length === 30, 5000, 'the rest to start');
+    for (const c of calls) c.resolve(true);
+    await waitFor(() => pool.inflight === 0, 5000, 'the pool to be idle');
+    await settle();
+    for (const e of jobs(3)) pool.submit(e);
+    expect(calls.length, 'idle again: a short first turn').to.equal(31);
   });
 
   it('rejects a maxInflight that is not a positive integer', () => {
