@@ -72,15 +72,16 @@ function response(exec: Execution, success: boolean, r: RunReport): ExecutionRes
 
 function start(init: RunnerInit): void {
   log = createLogger(init.logLevel, 'runner', init.logFormat);
+  const ctx = { shellPath: init.shellPath, shellArgs: [...init.shellArgs], timeoutMs: init.timeoutMs, log: log.child({ component: 'runner' }) };
   pool = new RunnerPool({
     maxInflight: init.maxInflight,
-    ctx: { shellPath: init.shellPath, shellArgs: [...init.shellArgs], timeoutMs: init.timeoutMs, log: log.child({ component: 'runner' }) },
+    ctx,
     onStart: (exec, startedNs) => outbox.started(exec.attempt, startedNs),
     onResult: (exec, success, _ms, report) => outbox.response(response(exec, success, report)),
     onAbandoned: (exec, report) => abandoned.push(response(exec, false, report)),
   });
   // After this turn, so that the child takes work (and a stop) before the modules load.
-  setImmediate(preloadRunners);
+  setImmediate(() => preloadRunners(ctx));
 }
 
 async function stop(graceMs: number): Promise<void> {

@@ -42,9 +42,13 @@ const http = new LazyModule(() => import('./http.ts'));
 const amqp = new LazyModule(() => import('./amqp.ts'));
 const redis = new LazyModule(() => import('./redis.ts'));
 
-/** Starts loading the network runners in the background (a failure shows at their first job). */
-export function preloadRunners(): void {
-  for (const m of [http, amqp, redis]) m.load().catch(() => {});
+/**
+ * Starts loading the network runners in the background (a failure shows at their first job),
+ * then sends one POST through the http runner to compile its path (http-warm-up.ts).
+ */
+export function preloadRunners(ctx: RunnerContext): void {
+  for (const m of [amqp, redis]) m.load().catch(() => {});
+  http.load().then(() => import('./http-warm-up.ts')).then((w) => w.warmUpHttp(ctx)).catch(() => {});
 }
 
 function dispatch(exec: Execution, ctx: RunnerContext, signal: AbortSignal): Promise<AttemptOutcome> {

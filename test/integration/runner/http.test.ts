@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { HttpMethod } from '../../../lib/domain/runner-spec.ts';
 import { httpBody, runHttp } from '../../../lib/runner/http.ts';
 import { runExecution } from '../../../lib/runner/run-by-kind.ts';
+import { warmUpHttp } from '../../../lib/runner/http-warm-up.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
 
@@ -212,6 +213,17 @@ describe('runner/http', function () {
     } finally {
       diagnostics.unsubscribe('http.client.request.created', count);
     }
+  });
+
+  it('the warm-up at a runner child\'s start: one POST to a loopback server of its own, which is gone after', async () => {
+    const { ctx, lines } = capturingContext(5000);
+    const handles = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
+    const before = handles();
+    await warmUpHttp(ctx);
+    const done = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r['msg'] === 'http runner done');
+    expect(done?.['status']).to.equal(204);
+    expect(String(done?.['url'])).to.match(/^http:\/\/127\.0\.0\.1:\d+\/warm-up$/);
+    await waitFor(() => handles() === before, 2000, 'the warm-up server to be closed'); // libuv closes it a turn later
   });
 
   it('fails on connection refused', async () => {
