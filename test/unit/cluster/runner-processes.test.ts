@@ -90,16 +90,19 @@ function setup(count: number, maxInflight: number) {
 }
 
 describe('cluster/runner-processes', () => {
-  it('hands at most maxInflight over, in one message per turn, and the rest in order as slots free', async () => {
+  it('hands at most maxInflight over, in one message per turn (the first after an idle spell at once, alone), and the rest in order as slots free', async () => {
     const { rp, children, starts, results } = setup(1, 2);
     const [child] = children;
     expect(child!.got[0]).to.include({ t: 'init' });
     expect(child!.heapMb).to.equal(runnerHeapMb(2));
     const execs = jobs(4);
     for (const e of execs) rp.submit(e);
-    expect([rp.inflight, rp.pending]).to.deep.equal([2, 2]); // counted at once, before any message
+    expect([rp.inflight, rp.pending]).to.deep.equal([2, 2]); // counted at once
+    // The child held nothing: the first request left at once, so it can start while the
+    // primary fires the rest of a burst; the others wait for the turn's end.
+    expect(child!.got.filter((m) => m.t === 'execute').map((m) => m.t === 'execute' && m.requests.map((r) => r.jobId))).to.deep.equal([['job.0']]);
     await turn();
-    expect(child!.got.filter((m) => m.t === 'execute')).to.have.length(1);
+    expect(child!.got.filter((m) => m.t === 'execute').map((m) => m.t === 'execute' && m.requests.map((r) => r.jobId))).to.deep.equal([['job.0'], ['job.1']]);
     expect(child!.requests.map((r) => r.jobId)).to.deep.equal(['job.0', 'job.1']);
     expect(child!.requests[0]).to.deep.include({ attempt: execs[0]!.attempt, jobId: 'job.0', execution: execs[0]!.execution, runner: execs[0]!.runner });
 
@@ -173,14 +176,23 @@ describe('cluster/runner-processes', () => {
     expect(abandoned).to.deep.equal([['job.1', 'aborted']]);
     expect(rp.inflight).to.equal(0);
 
-    // Handed over in this turn but not sent yet: abandoned without reaching the child, which
-    // then holds nothing and is killed rather than asked.
+    // Handed over in this turn but not sent yet: abandoned without reaching the child.
+    const held = setup(1, 2);
+    const two = jobs(2, 'unsent');
+    for (const e of two) held.rp.submit(e); // the first leaves at once (the child was idle)
+    const stopping = held.rp.stop(1000);
+    expect(held.abandoned).to.deep.equal([['unsent.1', 'aborted']]);
+    expect(held.children[0]!.requests.map((r) => r.jobId)).to.deep.equal(['unsent.0']);
+    held.children[0]!.say({ t: 'stopped', abandoned: [{ attempt: two[0]!.attempt, success: false, startedNs: 5n, durationNs: 1n, outcome: { kind: 'aborted' } }] });
+    held.children[0]!.die(0, null);
+    await stopping;
+    expect(held.abandoned).to.deep.equal([['unsent.1', 'aborted'], ['unsent.0', 'aborted']]);
+    expect(held.rp.inflight).to.equal(0);
+
+    // A child that holds nothing is killed rather than asked.
     const idle = setup(1, 2);
-    idle.rp.submit(jobs(1, 'unsent')[0]!);
     await idle.rp.stop(1000);
-    expect(idle.abandoned).to.deep.equal([['unsent.0', 'aborted']]);
     expect(idle.children[0]!.killedWith).to.equal('SIGKILL');
     expect(idle.children[0]!.got.map((m) => m.t)).to.deep.equal(['init']);
-    expect(idle.rp.inflight).to.equal(0);
   });
 });
