@@ -12,7 +12,7 @@
 // - Death is acted on at 'close' (the process exited AND its channel closed), so every
 //   message the child sent before dying has been read first.
 // - After stop() or kill() the link sends nothing more; a link is used for one child only.
-import { fork, type ChildProcess } from 'node:child_process';
+import { ChildProcess, fork } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Execution } from '../lib/runner/execution.ts';
@@ -73,10 +73,21 @@ export class RunnerLink {
   private stopping: Promise<void> | null = null;
   private closed = false;
   private onClosed: (() => void) | null = null;
+  /** fork() threw: nothing is handed to it while its loss is reported on the next tick. */
+  private unborn = false;
 
   constructor(opts: LinkOptions) {
     this.events = opts.events;
-    this.child = (opts.fork ?? forkChild)(opts.heapMb);
+    try {
+      this.child = (opts.fork ?? forkChild)(opts.heapMb);
+    } catch {
+      // fork() throws for errors other than the few it reports as 'error' (ENOMEM after a
+      // child died of memory, say): a child that never was, lost at once like a failed fork,
+      // so the owner's backoff tries again instead of the primary dying of the exception.
+      this.child = new ChildProcess();
+      this.unborn = true;
+      process.nextTick(() => this.close(null, null));
+    }
     this.child.on('message', (msg: FromRunnerChild) => this.receive(msg));
     // A failed fork (EAGAIN...) emits 'error' and may never emit 'close'.
     this.child.on('error', () => { if (this.child.pid === undefined) this.close(null, null); });
@@ -91,7 +102,7 @@ export class RunnerLink {
 
   /** Whether it takes requests: forked, alive, not stopping. */
   get usable(): boolean {
-    return !this.closed && this.stopping === null;
+    return !this.closed && !this.unborn && this.stopping === null;
   }
 
   get pid(): number | undefined {

@@ -71,7 +71,7 @@ function jobs(n: number, prefix = 'job'): Execution[] {
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-function setup(count: number, maxInflight: number) {
+function setup(count: number, maxInflight: number, failForks = 0) {
   const children: FakeChild[] = [];
   const starts: [string, bigint][] = [];
   const results: [string, boolean, RunReport][] = [];
@@ -80,7 +80,10 @@ function setup(count: number, maxInflight: number) {
   const rp = new RunnerProcesses({
     count, maxInflight, log: ctx.log,
     init: { shellPath: '/bin/sh', shellArgs: ['-c'], timeoutMs: 1000, logLevel: 'info', logFormat: 'json' },
-    fork: (heapMb) => { const c = new FakeChild(heapMb); children.push(c); return c as unknown as ChildProcess; },
+    fork: (heapMb) => {
+      if (failForks-- > 0) throw Object.assign(new Error('spawn ENOMEM'), { code: 'ENOMEM' });
+      const c = new FakeChild(heapMb); children.push(c); return c as unknown as ChildProcess;
+    },
     onStart: (e, ns) => starts.push([e.jobId, ns]),
     onResult: (e, ok, _ms, r) => results.push([e.jobId, ok, r]),
     onAbandoned: (e, r) => abandoned.push([e.jobId, r.outcome.kind]),
@@ -151,6 +154,19 @@ describe('cluster/runner-processes', () => {
     await turn();
     expect(children[1]!.requests.map((r) => r.jobId)).to.deep.equal(['job.2', 'job.3']); // never job.0 or job.1 again
     expect([rp.inflight, rp.pending]).to.deep.equal([2, 0]);
+  });
+
+  it('a fork that throws (ENOMEM) is a child lost at once: the primary lives on, and a later fork takes the queue', async () => {
+    const { rp, children, lines } = setup(1, 2, 1);
+    expect(children).to.have.length(0);
+    const execs = jobs(2);
+    for (const e of execs) rp.submit(e);
+    expect([rp.inflight, rp.pending]).to.deep.equal([0, 2]);
+    await waitFor(() => children.length === 1, 2000, 'the replacement');
+    await turn();
+    expect(children[0]!.requests.map((r) => r.jobId)).to.deep.equal(['job.0', 'job.1']);
+    const warn = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r['msg'] === 'runner process died; the attempts it held failed; replacing it');
+    expect(warn).to.include({ failed: 0 });
   });
 
   it('stop: nothing more is handed over, what ran is abandoned, an idle child is killed at once', async () => {
