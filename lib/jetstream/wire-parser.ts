@@ -26,6 +26,11 @@ const MAX_CONTROL_LINE = 1 << 20;
 const EMPTY = Buffer.alloc(0);
 const INITIAL_BYTES = 256 << 10;
 const MIN_READ_BYTES = 64 << 10;
+/**
+ * NATS caps max_payload (headers included) at 64 MiB: a frame said to be larger is a broken
+ * or hostile peer, refused before the buffer grows to hold it.
+ */
+const MAX_FRAME_BYTES = 64 << 20;
 
 export class WireProtocolError extends Error {
   override readonly name = 'WireProtocolError';
@@ -202,7 +207,7 @@ export class WireParser {
     const last = 2 * (count - 1);
     const total = decimal(buf, t[last]!, t[last + 1]!);
     const headerBytes = withHeaders ? decimal(buf, t[last - 2]!, t[last - 1]!) : 0;
-    if (f.sid < 0 || total < 0 || headerBytes < 0 || headerBytes > total) {
+    if (f.sid < 0 || total < 0 || total > MAX_FRAME_BYTES || headerBytes < 0 || headerBytes > total) {
       throw new WireProtocolError(`bad numbers in ${buf.toString('latin1', at, Math.min(lineEnd, at + 200))}`);
     }
     f.headerStart = body;

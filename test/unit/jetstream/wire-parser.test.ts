@@ -125,6 +125,12 @@ describe('jetstream/wire-parser WireParser', () => {
       expect(() => parser.feed(Buffer.from(bad, 'latin1')), bad).to.throw(WireProtocolError);
     }
   });
+
+  it('refuses a frame said to be larger than NATS allows (64 MiB) before its buffer grows', () => {
+    const { parser } = collect();
+    expect(() => parser.feed(Buffer.from('MSG a 1 999999999999999\r\n', 'latin1'))).to.throw(WireProtocolError, /bad numbers/);
+    expect(parser.space().length).to.be.below(1 << 20);
+  });
 });
 
 describe('jetstream/stream-scan DeliveryLedger', () => {
