@@ -2,12 +2,11 @@
 // the lease's job alone). Each node writes how it stands (role, applied sequence) under its
 // name in the bucket `<cluster>-nodes` every REPORT_MS; the bucket's TTL drops the entries of
 // nodes that stopped. Every node watches the bucket, so a view is answered from memory.
-import { jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
 import type { Logger } from '../log.ts';
-import { leaseReplicas } from '../lease/bucket.ts';
+import { createOrOpenBucket, leaseReplicas } from '../lease/bucket.ts';
 
 export const REPORT_MS = 1_000;
 /** A member not heard of for this long is left out of views (its entry is about to expire). */
@@ -34,18 +33,9 @@ export class Members {
     this.log = log;
   }
 
-  /** `timeoutMs`: how long creating the bucket may take (the default is the client's 5 s). */
-  static async open(nc: NatsConnection, cluster: string, node: string, replicas: number, log: Logger, timeoutMs?: number): Promise<Members> {
-    const bucket = `${cluster}-nodes`;
+  static async open(nc: NatsConnection, cluster: string, node: string, replicas: number, log: Logger): Promise<Members> {
     const opts = { history: 1, ttl: BUCKET_TTL_MS, replicas: leaseReplicas(nc, replicas), description: `tickd nodes of cluster ${cluster}` };
-    const kvm = new Kvm(jetstream(nc, timeoutMs === undefined ? {} : { timeout: timeoutMs }));
-    try {
-      await kvm.create(bucket, opts);
-    } catch {
-      await kvm.create(bucket, opts); // two nodes creating it at once: see lease/bucket.ts
-    }
-    // Reports and the delete at close() wait no longer than a usual request.
-    const kv = await new Kvm(nc).open(bucket);
+    const kv = await createOrOpenBucket(nc, `${cluster}-nodes`, opts);
     const m = new Members(kv, node, log);
     void m.watch();
     return m;

@@ -14,8 +14,8 @@
 // - The returned KV talks through a JetStream context whose request timeout is the TTL: no
 //   lease operation is worth waiting for longer, since by then the key has expired by itself
 //   and our own clock has ended any claim the operation could have made.
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { Kvm, type KV, type KvStatus } from '@nats-io/kv';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../log.ts';
 
@@ -38,25 +38,23 @@ export function leaseReplicas(nc: NatsConnection, wanted: number): number {
 /**
  * Opens the lease bucket `<clusterName>-lease`, creating it when absent with history 1,
  * TTL (max_age) = ttlMs and the given replicas (capped, see above); raises the TTL of an
- * existing bucket that is shorter than ttlMs. `log` (optional) hears about TTL mismatches;
- * `timeoutMs` (optional) bounds creating or opening it (the default is the client's 5 s).
+ * existing bucket that is shorter than ttlMs. `log` (optional) hears about TTL mismatches.
  */
 export async function openLeaseBucket(
-  nc: NatsConnection, clusterName: string, ttlMs: number, replicas: number, log?: Logger, timeoutMs?: number,
+  nc: NatsConnection, clusterName: string, ttlMs: number, replicas: number, log?: Logger,
 ): Promise<KV> {
   if (!(ttlMs > 0)) throw new Error(`lease TTL must be positive, got ${ttlMs}`);
   const bucket = leaseBucketName(clusterName);
-  const admin = jetstream(nc, timeoutMs === undefined ? {} : { timeout: timeoutMs });
-  const status = await createOrOpen(admin, bucket, {
+  const status = await (await createOrOpenBucket(nc, bucket, {
     history: 1,
     ttl: ttlMs,
     replicas: leaseReplicas(nc, replicas),
     maxValueSize: MAX_VALUE_BYTES,
     description: `tickd leader lease of cluster ${clusterName}`,
-  });
+  })).status();
   // ttl 0 means "never expires": then a dead leader's key would block everyone for ever.
   if (status.ttl === 0 || status.ttl < ttlMs) {
-    const jsm = await admin.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await jsm.streams.update(status.streamInfo.config.name, { max_age: ttlMs * NS_PER_MS });
     log?.warn({ bucket, was: status.ttl, now: ttlMs }, 'lease bucket TTL raised to our --lease-ttl');
   } else if (status.ttl > ttlMs) {
@@ -71,11 +69,11 @@ export async function openLeaseBucket(
  * see "not found", and the slower add then fails if its configuration differs. One more
  * round finds the stream the other node made.
  */
-async function createOrOpen(js: JetStreamClient, bucket: string, opts: Parameters<Kvm['create']>[1]): Promise<KvStatus> {
-  const kvm = new Kvm(js);
+export async function createOrOpenBucket(nc: NatsConnection, bucket: string, opts: Parameters<Kvm['create']>[1]): Promise<KV> {
+  const kvm = new Kvm(nc);
   try {
-    return await (await kvm.create(bucket, { ...opts })).status();
+    return await kvm.create(bucket, { ...opts });
   } catch {
-    return (await kvm.create(bucket, { ...opts })).status();
+    return kvm.create(bucket, { ...opts });
   }
 }

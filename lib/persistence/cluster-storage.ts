@@ -20,20 +20,16 @@ import type { Storage } from './storage.ts';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const JETSTREAM_WAIT_MS = 20_000;
-const MIN_REQUEST_MS = 1_000;
 
 /**
  * A NATS cluster that has just started answers JetStream requests only once it elected its
  * meta leader (seconds): try again for a bounded time, then fail start-up with the reason.
- * Each attempt may wait for the whole time left: creating a replicated stream on a slow
- * cluster can take longer than a request's usual 5 s, and abandoning it only to ask again
- * queues more work on the servers that are already behind.
  */
-async function untilJetStreamAnswers<T>(log: Logger, stopped: () => boolean, attempt: (timeoutMs: number) => Promise<T>): Promise<T> {
+async function untilJetStreamAnswers<T>(log: Logger, stopped: () => boolean, attempt: () => Promise<T>): Promise<T> {
   const deadline = performance.now() + JETSTREAM_WAIT_MS;
   for (let tries = 1; ; tries++) {
     try {
-      return await attempt(Math.max(MIN_REQUEST_MS, Math.ceil(deadline - performance.now())));
+      return await attempt();
     } catch (err) {
       const why = (err as Error)?.message ?? String(err);
       if (stopped() || performance.now() > deadline) throw new StartupError('cluster', 'ClusterError', `JetStream is not available: ${why}`);
@@ -52,12 +48,15 @@ export async function openClusterStorage(
   });
   try {
     const subjects = clusterSubjects(opts.name);
-    await untilJetStreamAnswers(clog, stopped, async (timeout) => ensureStream(await jetstreamManager(nc, { timeout }), subjects, opts.replicas, clog));
-    const jsm = await jetstreamManager(nc, { checkAPI: false }); // it answered just now
+    const jsm = await untilJetStreamAnswers(clog, stopped, async () => {
+      const m = await jetstreamManager(nc);
+      await ensureStream(m, subjects, opts.replicas, clog);
+      return m;
+    });
     const js = jetstream(nc);
     clog.info('compression_interval has nothing to do in cluster mode: the stream keeps only the last record of each job and rule');
-    const leaseKv = await untilJetStreamAnswers(clog, stopped, (timeout) => openLeaseBucket(nc, opts.name, opts.leaseTtlMs, opts.replicas, clog, timeout));
-    const members = await untilJetStreamAnswers(clog, stopped, (timeout) => Members.open(nc, opts.name, opts.nodeName, opts.replicas, clog, timeout));
+    const leaseKv = await untilJetStreamAnswers(clog, stopped, () => openLeaseBucket(nc, opts.name, opts.leaseTtlMs, opts.replicas, clog));
+    const members = await untilJetStreamAnswers(clog, stopped, () => Members.open(nc, opts.name, opts.nodeName, opts.replicas, clog));
     const node = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, jobs, rules, log: clog });
     await untilJetStreamAnswers(clog, stopped, () => node.rebuild());
     clog.info({ cluster: opts.name, node: opts.nodeName }, 'following the stream; a follower until it takes the lease');
