@@ -59,7 +59,8 @@ function benchJobs(): void {
   const beforeChurn = process.memoryUsage();
   t = process.hrtime.bigint();
   for (let i = 0; i < JOBS; i += 2) store.delete(`job.${i}`);
-  for (let i = 0; i < JOBS; i += 2) store.put({ id: `job.${i + JOBS}`, execution: BASE_NS + BigInt(i) * 1_000_000n, status: 'planned' });
+  // The same lengths as the ids deleted (`jxb.` for `job.`): blocks are reused within their size class only.
+  for (let i = 0; i < JOBS; i += 2) store.put({ id: `jxb.${i}`, execution: BASE_NS + BigInt(i) * 1_000_000n, status: 'planned' });
   const churnMs = msSince(t);
   gc();
   const afterChurn = process.memoryUsage();

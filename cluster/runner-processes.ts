@@ -18,7 +18,7 @@
 //   its child would kill every child it reached. At most once per attempt.
 // - After stop() begins nothing is handed over: the queue is dropped, later submits too.
 import type { Logger } from '../lib/log.ts';
-import { ABORTED, runnerError, type Execution } from '../lib/runner/execution.ts';
+import { ABORTED, errorText, runnerError, type Execution } from '../lib/runner/execution.ts';
 import type { RunReport, RunnerPoolOptions } from '../lib/runner/pool.ts';
 import { wallNowNs } from '../lib/scheduler/clock.ts';
 import type { ExecutionResponse, RunnerInit } from './ipc/runner-messages.ts';
@@ -197,7 +197,7 @@ export class RunnerProcesses {
     try {
       fn();
     } catch (err) {
-      this.#log.error({ attempt: exec.attempt, job: exec.jobId, err: (err as Error)?.message ?? String(err) }, `${what} threw`);
+      this.#log.error({ attempt: exec.attempt, job: exec.jobId, err: errorText(err) }, `${what} threw`);
     }
   }
 }

@@ -15,14 +15,13 @@
 //   whose execution fits i64 (every storable one) is packed; anything else, even a command
 //   the engine will refuse, crosses as an object, unchanged.
 import type { Command } from '../../lib/domain/command.ts';
+import { I64_MAX, I64_MIN } from '../../lib/domain/time.ts';
 
 const TAG_OBJECT = 0;
 const TAG_SET = 1;
 const ENTRY_BYTES = 5;
 const SET_BYTES = 10;
 const MAX_PACKED_ID = 0xffff;
-const I64_MIN = -(2n ** 63n);
-const I64_MAX = 2n ** 63n - 1n;
 
 export interface WireBatch {
   readonly bin: Uint8Array;

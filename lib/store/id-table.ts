@@ -63,8 +63,8 @@ export class IdTable implements RefKeys {
     const bytes = Buffer.byteLength(id, 'utf8');
     if (bytes !== id.length && !id.isWellFormed()) throw new RangeError('identifier is not well-formed UTF-16');
     if (bytes > MAX_ID_BYTES) throw new RangeError(`identifier of ${bytes} bytes: the store holds at most ${MAX_ID_BYTES}`);
-    const reused = this.freedCount > 0;
-    const slot = reused ? this.freed[this.freedCount - 1]! : this.high;
+    const slot = this.nextSlot();
+    const reused = slot !== this.high;
     if (!reused) {
       if (slot >= MAX_SLOTS) throw new RangeError(`job store full (${MAX_SLOTS} jobs)`);
       this.ensureSlots(slot + 1); // may throw: nothing changed yet

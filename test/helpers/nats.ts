@@ -136,7 +136,14 @@ export async function startNats(bin: string, count: 1 | 3 = 1, extra: readonly s
     extra,
   }));
   const servers = await Promise.all(specs.map(async (spec) => server(bin, spec, await launch(bin, spec))));
-  if (count === 3 && extra.length === 0) await jetStreamReady(servers.map((s) => s.url));
+  if (count === 3 && extra.length === 0) {
+    try {
+      await jetStreamReady(servers.map((s) => s.url));
+    } catch (err) {
+      await Promise.all(servers.map((s) => s.kill())); // the caller never gets them to stop
+      throw err;
+    }
+  }
   return {
     servers,
     urls: servers.map((s) => s.url).join(','),
