@@ -9,7 +9,7 @@
 //
 // The stream keeps one message per subject, so its dump is already compact; --compact folds
 // it anyway (frames.ts foldRecord, as for a logfile), which drops a removal caught on the
-// stream before its purge and otherwise changes nothing.
+// stream before its deletion and otherwise changes nothing.
 import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterOptions } from '../cli.ts';

@@ -17,9 +17,9 @@
 //   node wrote: this one is not the leader. That, or the deadline passing, fences the journal
 //   for good: append() throws and flush() rejects (the engine rolls back and answers ERROR
 //   internal), and onFenced tells the primary once, so it stops firing at once.
-// - Removals do not stay: once a removal is acknowledged at sequence S, its subject is purged
-//   up to S + 1 (exclusive), which deletes the removal itself and nothing written after it, so
-//   a stream of churning identifiers does not grow with dead ones.
+// - Removals do not stay: once a removal is acknowledged at sequence S, the message S is
+//   deleted (the stream kept only it of its subject), so a stream of churning identifiers
+//   does not grow with dead ones.
 import { JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream';
 import type { Logger } from '../log.ts';
 import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
@@ -31,6 +31,7 @@ export const PUBLISH_DEADLINE_MS = 10_000;
 const ATTEMPT_TIMEOUT_MS = 2_000;
 const RETRY_PAUSE_MS = 100;
 const WRONG_LAST_SEQUENCE = [10071, 10164];
+const NO_MESSAGE_FOUND = 10037;
 
 function wrongLastSequence(err: unknown): boolean {
   return err instanceof JetStreamApiError && WRONG_LAST_SEQUENCE.includes(err.code);
@@ -180,9 +181,15 @@ export class StreamJournal implements Journal {
   }
 
   private forget(subject: string, ack: PubAck): void {
-    const purge = this.o.jsm.streams.purge(this.o.subjects.stream, { filter: subject, seq: ack.seq + 1 })
-      .catch((err: unknown) => this.o.log.warn({ err: (err as Error)?.message, subject }, 'purging a removed identifier failed; it stays until the next removal'));
-    this.track(purge);
+    // Deleted by its sequence, not purged by subject: nats-server 2.9 moves every consumer of
+    // the stream past a purge's sequence, so a follower or a replay behind it skipped every
+    // record in between. A later write to the subject has replaced it already: nothing to do.
+    const removal = this.o.jsm.streams.deleteMessage(this.o.subjects.stream, ack.seq, false)
+      .catch((err: unknown) => {
+        if (err instanceof JetStreamApiError && err.code === NO_MESSAGE_FOUND) return;
+        this.o.log.warn({ err: (err as Error)?.message, subject }, 'deleting a removal from the stream failed; it stays until the identifier is written again');
+      });
+    this.track(removal);
   }
 
   private track(p: Promise<unknown>): void {

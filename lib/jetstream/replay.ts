@@ -10,9 +10,9 @@
 //
 // Where a read stops: at the stream's last sequence as it was when the read started, or
 // earlier at a message after which the consumer has nothing pending. The last sequence may
-// name a message that is gone: the journal purges a removal once acknowledged, so a stream
+// name a message that is gone: the journal deletes a removal once acknowledged, so a stream
 // whose last write was a removal ends on a deleted sequence that is never delivered. For the
-// same reason (messages purged between the look at the stream and their delivery) a read
+// same reason (messages deleted between the look at the stream and their delivery) a read
 // that waits IDLE_MS without a message asks the server whether anything is pending at all.
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';

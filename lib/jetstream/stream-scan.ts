@@ -19,7 +19,7 @@
 //
 // Why ranges may be read in any order: the stream keeps one message per subject and the read
 // covers [first, last] as they were at the start, so no two messages read share a subject; a
-// message can vanish meanwhile (a later write to its subject, beyond `last`, or a purge) but
+// message can vanish meanwhile (a later write to its subject, beyond `last`, or a deletion) but
 // none can appear inside the range. Records of different identifiers commute.
 //
 // Why consumers are moved to the server the bare connection talks to: a consumer elsewhere
@@ -28,7 +28,7 @@
 // is deleted and created again, a few times at most.
 //
 // Where a range ends: at its last sequence, at a delivery beyond it, or at a message after
-// which nothing is pending. Messages purged after they were counted as pending are never
+// which nothing is pending. Messages deleted after they were counted as pending are never
 // delivered: a range quiet for IDLE_MS asks the server whether anything is pending at all.
 import { createInbox, nuid, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JetStreamManager } from '@nats-io/jetstream';

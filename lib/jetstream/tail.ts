@@ -3,7 +3,7 @@
 // client after a gap or a lost connection), so that taking over needs no replay.
 //
 // Caught up: the promotion must not start before everything up to the stream's last sequence
-// L is applied. L may name a message that is gone (the journal purges a removal once it is
+// L is applied. L may name a message that is gone (the journal deletes a removal once it is
 // acknowledged), so "applied >= L" is not the only way to be caught up: the consumer having
 // nothing pending, with every message it delivered applied, is the other.
 import { DeliverPolicy, type Consumer, type JetStreamClient } from '@nats-io/jetstream';
@@ -13,6 +13,7 @@ import { decodeMessage } from './replay.ts';
 
 const RESTART_PAUSE_MS = 250;
 const CATCH_UP_POLL_MS = 20;
+const STALLED_MS = 1_000;
 const STOP_WAIT_MS = 2_000;
 const PULL_EXPIRES_MS = 2_000;
 
@@ -31,12 +32,16 @@ export class StreamTail {
   private stopped = false;
   private consumer: Consumer | null = null;
   private closeMessages: (() => Promise<void>) | null = null;
-  private readonly running: Promise<void>;
+  /** The consumer and delivery sequence of the last message taken from the stream. */
+  private taken = { consumer: '', delivery: 0 };
+  /** Which follow loop may apply: a loop left behind by restart() applies nothing more. */
+  private generation = 0;
+  private running: Promise<void>;
 
   constructor(opts: StreamTailOptions) {
     this.o = opts;
     this.appliedSeq = opts.afterSeq;
-    this.running = this.run();
+    this.running = this.run(this.generation);
   }
 
   /** The last stream sequence applied to the stores. */
@@ -44,55 +49,96 @@ export class StreamTail {
     return this.appliedSeq;
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
+  private current(generation: number): boolean {
+    return !this.stopped && generation === this.generation;
+  }
+
+  private async run(generation: number): Promise<void> {
+    while (this.current(generation)) {
       try {
-        await this.follow();
+        await this.follow(generation);
       } catch (err) {
-        if (this.stopped) return;
+        if (!this.current(generation)) return;
         this.o.log.warn({ err: (err as Error)?.message ?? String(err), applied: this.appliedSeq }, 'following the stream failed; starting again');
       }
-      if (!this.stopped) await new Promise((r) => setTimeout(r, RESTART_PAUSE_MS));
+      if (this.current(generation)) await new Promise((r) => setTimeout(r, RESTART_PAUSE_MS));
     }
   }
 
-  private async follow(): Promise<void> {
+  /**
+   * Leaves the consumer and its loop behind (they may never end: see caughtUp) and follows
+   * again from the last sequence applied, with a new one.
+   */
+  private restart(): void {
+    const close = this.closeMessages;
+    this.consumer = null;
+    this.closeMessages = null;
+    const generation = ++this.generation;
+    void close?.().catch(() => {});
+    this.running = this.run(generation);
+  }
+
+  private async follow(generation: number): Promise<void> {
     const consumer = await this.o.js.consumers.get(this.o.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.appliedSeq + 1 });
-    if (this.stopped) return;
+    if (!this.current(generation)) return;
     // Short pulls: a consumer whose server died is noticed (missed heartbeats) and made again
     // within seconds, not the default 30 s, which would hold a takeover that long.
     const messages = await consumer.consume({ max_messages: 1024, expires: PULL_EXPIRES_MS });
+    if (!this.current(generation)) {
+      await messages.close().catch(() => {});
+      return;
+    }
     this.consumer = consumer;
     this.closeMessages = async () => { await messages.close(); };
     try {
       for await (const m of messages) {
-        if (this.stopped) break;
-        if (m.seq <= this.appliedSeq) continue;
-        this.o.apply(decodeMessage(this.o.stream, m.seq, m.subject, m.data), m.seq);
-        this.appliedSeq = m.seq;
+        if (!this.current(generation)) break;
+        if (m.seq > this.appliedSeq) {
+          this.o.apply(decodeMessage(this.o.stream, m.seq, m.subject, m.data), m.seq);
+          this.appliedSeq = m.seq;
+        }
+        this.taken = { consumer: m.info.consumer, delivery: m.info.deliverySequence };
       }
     } finally {
-      this.consumer = null;
-      this.closeMessages = null;
+      if (generation === this.generation) {
+        this.consumer = null;
+        this.closeMessages = null;
+      }
       await messages.close().catch(() => {});
     }
   }
 
   /**
    * Resolves once every message up to `lastSeq` that still exists is applied; rejects when
-   * `giveUp()` turns true first (the lease was lost meanwhile, a stop).
+   * `giveUp()` turns true first (the lease was lost meanwhile, a stop). A consumer that
+   * delivers nothing for STALLED_MS while the stream has more is left for a new one: the
+   * client's ordered consumer was seen to stay silent for good, its iterator never ending,
+   * after this process had been stopped (SIGSTOP) for a few seconds while the stream grew.
    */
   async caughtUp(lastSeq: number, giveUp: () => boolean): Promise<void> {
+    let moved = { applied: this.appliedSeq, at: performance.now() };
     for (;;) {
       if (this.appliedSeq >= lastSeq) return;
       if (giveUp()) throw new Error('gave up catching up with the stream');
+      const applied = this.appliedSeq;
+      if (applied !== moved.applied) moved = { applied, at: performance.now() };
       const consumer = this.consumer;
       if (consumer !== null) {
-        const applied = this.appliedSeq;
         try {
-          const ci = await consumer.info(true);
-          if (ci.num_pending === 0 && ci.delivered.stream_seq <= applied && this.appliedSeq === applied) return;
+          // Asked of the server: info(true) would be the client's copy from when the consumer
+          // was made, which says "nothing pending" for one made on a stream that grew since.
+          const ci = await consumer.info();
+          // Everything it delivered is taken: its delivered *stream* sequence says nothing
+          // here, as a consumer steps over deleted messages (a removal's) without a delivery.
+          const nothingYet = ci.delivered.consumer_seq === 0 && (ci.config.opt_start_seq ?? Infinity) <= applied + 1;
+          const allTaken = ci.name === this.taken.consumer && ci.delivered.consumer_seq <= this.taken.delivery;
+          if (ci.num_pending === 0 && (nothingYet || allTaken) && this.appliedSeq === applied) return;
         } catch { /* being recreated: look again */ }
+      }
+      if (performance.now() - moved.at > STALLED_MS) {
+        this.o.log.warn({ applied, lastSeq }, 'the stream\'s consumer delivers nothing; making it again');
+        moved = { applied, at: performance.now() };
+        this.restart();
       }
       await new Promise((r) => setTimeout(r, CATCH_UP_POLL_MS));
     }

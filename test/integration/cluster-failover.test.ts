@@ -239,6 +239,36 @@ describe('cluster mode: several nodes, one leader, failover', function () {
     expect(await c.request('g', 'GET h.1', 10_000)).to.deep.equal(['g OK planned 4000000000000000000']);
   });
 
+  it('a follower stopped while the leader wrote thousands of records and deleted one takes over with every acknowledged write', async () => {
+    nats = await startNats(bin, 3);
+    const first = await startNode(nats, { cluster: 'behind', name: 'node-a' });
+    nodes.push(first);
+    await waitForLeader([first]);
+    const behind = await startNode(nats, { cluster: 'behind', name: 'node-b' });
+    nodes.push(behind);
+    const c = await client(first);
+    await ok(c, 's0', 'SET before 4000000000000000000');
+    const view = async (d: Daemon) => (await fetch(`http://${d.http!.host}:${d.http!.port}/cluster`)).json() as Promise<{ applied_seq: number }>;
+    await waitFor(async () => (await view(behind)).applied_seq >= 1, 10_000, 'node-b to apply the first record');
+    // More records than the follower's pull asks for at once, while it cannot ask again; the
+    // removal is deleted from the stream behind them (nats-server 2.9 moved the consumers of
+    // a stream past a purge, so a follower skipped everything up to it).
+    await pause(behind.proc.pid!);
+    const count = 5_000;
+    let lines = '';
+    for (let i = 0; i < count; i++) lines += `f${i} SET behind.${i} 4000000000000000000\n`;
+    c.write(lines);
+    for (let i = 0; i < count; i++) expect(await c.collect(`f${i}`, 30_000)).to.deep.equal([`f${i} OK`]);
+    await ok(c, 's1', 'SET gone 4000000000000000000');
+    await ok(c, 'r1', 'REMOVE gone');
+    behind.proc.kill('SIGCONT');
+    expect((await first.stop()).code).to.equal(0);
+    await waitForLeader([behind], 20_000);
+    const present = await listed(await client(behind), 'behind.');
+    expect(present.size, 'acknowledged SETs on the new leader').to.equal(count);
+    expect(await (await client(behind)).request('g', 'GET gone', 10_000)).to.deep.equal(['g ERROR not_found job "gone" does not exist']);
+  });
+
   it('while no node can lead, a command waits a bounded time (longer than the TTL) and is answered ERROR internal', async () => {
     nats = await startNats(bin, 1);
     // Someone else holds the lease and keeps it alive: no tickd node can lead.

@@ -4,7 +4,7 @@
 // exactly the lines, and the order, of `tickd dump LOGFILE --compact`; a daemon started on the
 // stream sees what a daemon on the logfile sees. A stream that holds anything is refused and
 // left as it was; a read of the stream ends even where its last messages were deleted (the
-// journal purges removals); unreachable NATS, a missing stream and usage errors have their
+// journal deletes removals); unreachable NATS, a missing stream and usage errors have their
 // exit statuses.
 import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -172,17 +172,17 @@ describe('cluster mode: tickd import and tickd dump --cluster', function () {
     expect((await dumpStream('imp3')).stdout).to.equal((await runTickd(['dump', path, '--compact'])).stdout);
   });
 
-  it('a stream whose last write was a removal (purged) dumps without waiting for it', async () => {
+  it('a stream whose last write was a removal (deleted) dumps without waiting for it', async () => {
     const dir = tempDir();
     const path = logfileOf(dir);
     writeLog(path, HISTORY.slice(0, 4));
     expect((await importLog(path, 'imp4')).code).to.equal(0);
-    // What the journal does for REMOVE: publish the removal, then purge its subject up to it.
+    // What the journal does for REMOVE: publish the removal, then delete it.
     const nc = await connectNats(url);
     const jsm = await jetstreamManager(nc);
     const subject = clusterSubjects('imp4').job('imp.a_b.c_d');
     const ack = await jetstream(nc).publish(subject, encodeRecord({ t: 'job.removed', id: 'imp.a_b.c_d' }).subarray(4), { expect: { lastSequence: 4 } });
-    await jsm.streams.purge('imp4', { filter: subject, seq: ack.seq + 1 });
+    await jsm.streams.deleteMessage('imp4', ack.seq, false);
     expect(await streamState('imp4')).to.deep.include({ messages: 3, last_seq: 5 });
     const started = Date.now();
     const r = await dumpStream('imp4');

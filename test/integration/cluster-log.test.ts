@@ -90,7 +90,7 @@ describe('cluster mode: the log on a JetStream stream', function () {
     }
   });
 
-  it('a restart whose last write was a removal (purged from the stream) replays', async () => {
+  it('a restart whose last write was a removal (deleted from the stream) replays', async () => {
     nats = await startNats(bin, 1);
     const dir = tempDir();
     const first = await start(clusterArgs(nats), dir);
