@@ -20,10 +20,11 @@
 // - Removals do not stay: once a removal is acknowledged at sequence S, the message S is
 //   deleted (the stream kept only it of its subject), so a stream of churning identifiers
 //   does not grow with dead ones.
-import { JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream';
+import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from '../log.ts';
 import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
 import { NotWritingError, type Journal, type LogRecord } from '../engine/journal.ts';
+import { RemovalDeletions } from './removal-deletions.ts';
 import type { ClusterSubjects } from './subjects.ts';
 
 /** How long one write may take to be acknowledged, retries included, before the node gives up. */
@@ -53,6 +54,12 @@ export interface StreamJournalOptions {
    * clock (a process resumed after a pause), so not even one write leaves it after that.
    */
   readonly mayWrite?: () => boolean;
+  /**
+   * The lowest sequence every other node of the cluster has applied: a removal is deleted
+   * from the stream only once they all have (removal-deletions.ts). Absent: deleted at once
+   * (`tickd import`, which runs with every node stopped).
+   */
+  readonly appliedByOthers?: () => number;
 }
 
 interface Queued {
@@ -72,10 +79,20 @@ export class StreamJournal implements Journal {
   private tail: Promise<void> = Promise.resolve();
   /** Batches being published again after a failure: while any is, the leader fires nothing. */
   private recovering = 0;
+  private readonly removals: RemovalDeletions | null;
 
   constructor(opts: StreamJournalOptions) {
     this.o = opts;
     this.expected = opts.lastSeq;
+    const { appliedByOthers } = opts;
+    this.removals = appliedByOthers === undefined ? null : new RemovalDeletions({
+      appliedByOthers,
+      deleteMessage: (seq) => {
+        const deleted = this.deleteRemoval(seq);
+        this.track(deleted);
+        return deleted;
+      },
+    });
   }
 
   get fenced(): boolean {
@@ -162,13 +179,26 @@ export class StreamJournal implements Journal {
     const ack = await this.o.js.publish(q.subject, q.payload, {
       expect: { lastSequence: expected }, msgID: `${this.o.writerId}:${expected}`, timeout: ATTEMPT_TIMEOUT_MS,
     });
-    if (q.removal) this.forget(q.subject, ack);
+    if (!q.removal) return;
+    if (this.removals === null) this.track(this.deleteRemoval(ack.seq));
+    else this.removals.hold(ack.seq);
   }
 
   /** Waits for the publishes in flight; nothing more is written afterwards. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
     if (this.fencedWhy === null) this.fencedWhy = 'closed';
+  }
+
+  /**
+   * After close(): deletes no more removals. `drain` (a graceful stop): those no other node
+   * needs are deleted first, HOLD_MS at most later. Safe after the lease is given back: a
+   * removal every node has applied is needed by none, whoever leads.
+   */
+  async closeRemovals(drain: boolean): Promise<void> {
+    if (drain) await this.removals?.drain();
+    this.removals?.close();
+    await Promise.allSettled([...this.inFlight]);
   }
 
   /** Stops writing for good (a lost lease, a failed publish); tells the primary once. */
@@ -180,16 +210,16 @@ export class StreamJournal implements Journal {
     this.o.onFenced(why);
   }
 
-  private forget(subject: string, ack: PubAck): void {
-    // Deleted by its sequence, not purged by subject: nats-server 2.9 moves every consumer of
-    // the stream past a purge's sequence, so a follower or a replay behind it skipped every
-    // record in between. A later write to the subject has replaced it already: nothing to do.
-    const removal = this.o.jsm.streams.deleteMessage(this.o.subjects.stream, ack.seq, false)
-      .catch((err: unknown) => {
-        if (err instanceof JetStreamApiError && err.code === NO_MESSAGE_FOUND) return;
-        this.o.log.warn({ err: (err as Error)?.message, subject }, 'deleting a removal from the stream failed; it stays until the identifier is written again');
-      });
-    this.track(removal);
+  /**
+   * Deleted by its sequence, not purged by subject: nats-server 2.9 moves every consumer of
+   * the stream past a purge's sequence, so a follower or a replay behind it skipped every
+   * record in between. A later write to the subject has replaced it already: nothing to do.
+   */
+  private deleteRemoval(seq: number): Promise<void> {
+    return this.o.jsm.streams.deleteMessage(this.o.subjects.stream, seq, false).then(() => {}, (err: unknown) => {
+      if (err instanceof JetStreamApiError && err.code === NO_MESSAGE_FOUND) return;
+      this.o.log.warn({ err: (err as Error)?.message, seq }, 'deleting a removal from the stream failed; it stays until the identifier is written again');
+    });
   }
 
   private track(p: Promise<unknown>): void {

@@ -2,6 +2,11 @@
 // the lease's job alone). Each node writes how it stands (role, applied sequence) under its
 // name in the bucket `<cluster>-nodes` every REPORT_MS; the bucket's TTL drops the entries of
 // nodes that stopped. Every node watches the bucket, so a view is answered from memory.
+//
+// The leader also asks it how far every other node has applied the stream, before it deletes
+// a removal (removal-deletions.ts). A node is counted until it has not been heard of for the
+// bucket's TTL; one that was not heard of for half as long (stopped, starved, cut off) knows it
+// may have missed a removal meanwhile (outOfView), and its copy is rebuilt before it may lead.
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
@@ -12,6 +17,10 @@ export const REPORT_MS = 1_000;
 /** A member not heard of for this long is left out of views (its entry is about to expire). */
 const STALE_MS = 5 * REPORT_MS;
 const BUCKET_TTL_MS = 10 * REPORT_MS;
+/** Not heard of for this long: the leader no longer waits for this node before deleting. */
+const COUNTED_MS = BUCKET_TTL_MS;
+/** This node's reports stopped for this long: it may have been left out (COUNTED_MS, by the leader's clock). */
+const OUT_OF_VIEW_MS = COUNTED_MS / 2;
 
 interface Seen {
   readonly role: NodeRole;
@@ -26,6 +35,9 @@ export class Members {
   private readonly seen = new Map<string, Seen>();
   private closed = false;
   private stopWatch: (() => void) | null = null;
+  /** When a report of this node was last stored (performance.now()). */
+  private storedAt = performance.now();
+  private leftOut = false;
 
   private constructor(kv: KV, node: string, log: Logger) {
     this.kv = kv;
@@ -70,11 +82,49 @@ export class Members {
 
   /** Says how this node stands; never rejects (a view may then be a little stale). */
   report(role: NodeRole, applied: number): void {
-    if (this.closed) return;
+    void this.store(role, applied);
+  }
+
+  /**
+   * Says how this node stands; true once it is stored. A node about to read the stream says
+   * so first, so that no removal it may need is deleted meanwhile.
+   */
+  async store(role: NodeRole, applied: number): Promise<boolean> {
+    if (this.closed) return false;
+    if (performance.now() - this.storedAt > OUT_OF_VIEW_MS) this.leftOut = true;
     this.seen.set(this.node, { role, applied, at: performance.now() });
-    this.kv.put(this.node, JSON.stringify({ role, applied })).catch((err: unknown) => {
+    try {
+      await this.kv.put(this.node, JSON.stringify({ role, applied }));
+      this.storedAt = performance.now();
+      return true;
+    } catch (err) {
       this.log.debug({ err: (err as Error)?.message }, 'reporting this node to the cluster failed');
-    });
+      return false;
+    }
+  }
+
+  /**
+   * Whether this node may have been left out of the others' views since its copy was built
+   * (its reports stopped for OUT_OF_VIEW_MS), so that a removal it needed may be gone.
+   */
+  get outOfView(): boolean {
+    return this.leftOut || performance.now() - this.storedAt > OUT_OF_VIEW_MS;
+  }
+
+  /** A copy is being built from the whole stream: what happened before no longer matters. */
+  rebuilding(): void {
+    this.leftOut = false;
+    this.storedAt = performance.now();
+  }
+
+  /** The lowest sequence the other nodes heard of within COUNTED_MS have applied; Infinity if none. */
+  appliedByOthers(): number {
+    const now = performance.now();
+    let min = Infinity;
+    for (const [name, s] of this.seen) {
+      if (name !== this.node && now - s.at <= COUNTED_MS && s.applied < min) min = s.applied;
+    }
+    return min;
   }
 
   /** The members heard of lately, by name, with their lag behind `lastSeq`. */

@@ -139,6 +139,10 @@ export class ClusterNode {
     this.tail = null;
     jobs.clear();
     rules.clear();
+    // Said before reading: the leader then deletes no removal this copy may still need.
+    this.reporter ??= setInterval(() => void this.report(), REPORT_MS).unref();
+    this.p.members.rebuilding();
+    if (!(await this.p.members.store(this.roleNow, 0))) throw new Error('this node could not report itself to the cluster before reading the stream');
     const replay = await replayStream(nc, jsm, subjects, (rec) => applyRecord(jobs, rules, rec));
     this.log.info({ records: replay.records, lastSeq: replay.lastSeq }, 'stream replayed');
     this.tail = new StreamTail({ js, stream: subjects.stream, afterSeq: replay.lastSeq, apply: (rec) => applyRecord(jobs, rules, rec), log: this.log });
@@ -161,8 +165,7 @@ export class ClusterNode {
   /** Starts taking part: reports to the cluster and competes for the lease. */
   start(hooks: RoleHooks): void {
     this.hooks = hooks;
-    this.reporter = setInterval(() => void this.report(), REPORT_MS);
-    this.reporter.unref();
+    this.reporter ??= setInterval(() => void this.report(), REPORT_MS).unref();
     void this.report();
     this.loop = this.run().catch((err: unknown) => this.log.error({ err }, 'the cluster role loop failed'));
   }
@@ -192,6 +195,7 @@ export class ClusterNode {
     this.candidate = lease;
     try {
       await lease.acquire(() => this.stopping);
+      if (this.p.members.outOfView) throw new Error('this node was out of the cluster\'s view for a while, so a removal it needed may be gone: its copy is rebuilt first');
       const { state } = await jsm.streams.info(subjects.stream);
       // Bounded: a tail stalled on a lost server must not hold the lease, and so the
       // cluster, without a leader. A timeout gives the lease back and rebuilds the copy.
@@ -204,7 +208,7 @@ export class ClusterNode {
       this.lease = lease;
       this.stepDownNow = (why) => this.fence(why, ended);
       this.stream = new StreamJournal({
-        js, jsm, subjects, lastSeq: afterSeq, writerId: holder, log: this.log,
+        js, jsm, subjects, lastSeq: afterSeq, writerId: holder, log: this.log, appliedByOthers: () => this.p.members.appliedByOthers(),
         onFenced: (why) => this.stepDownNow?.(why), mayWrite: () => lease.held,
       });
       this.journal.use(this.stream);
@@ -250,6 +254,7 @@ export class ClusterNode {
     this.stream = null;
     this.lease = null;
     await lease?.release();
+    await stream?.closeRemovals(this.stopping);
     this.hooks!.demoted();
     await this.tail?.stop();
     this.tail = null; // the loop rebuilds the copy before competing again

@@ -239,7 +239,7 @@ describe('cluster mode: several nodes, one leader, failover', function () {
     expect(await c.request('g', 'GET h.1', 10_000)).to.deep.equal(['g OK planned 4000000000000000000']);
   });
 
-  it('a follower stopped while the leader wrote thousands of records and deleted one takes over with every acknowledged write', async () => {
+  it('a follower stopped while the leader wrote thousands of records and removed jobs takes over with every acknowledged write and removal', async () => {
     nats = await startNats(bin, 3);
     const first = await startNode(nats, { cluster: 'behind', name: 'node-a' });
     nodes.push(first);
@@ -261,12 +261,17 @@ describe('cluster mode: several nodes, one leader, failover', function () {
     for (let i = 0; i < count; i++) expect(await c.collect(`f${i}`, 30_000)).to.deep.equal([`f${i} OK`]);
     await ok(c, 's1', 'SET gone 4000000000000000000');
     await ok(c, 'r1', 'REMOVE gone');
+    // node-b has applied this one's SET: its removal must stay in the stream until node-b has
+    // applied it too, or node-b keeps the job (removal-deletions.ts).
+    await ok(c, 'r0', 'REMOVE before');
     behind.proc.kill('SIGCONT');
     expect((await first.stop()).code).to.equal(0);
     await waitForLeader([behind], 20_000);
     const present = await listed(await client(behind), 'behind.');
     expect(present.size, 'acknowledged SETs on the new leader').to.equal(count);
-    expect(await (await client(behind)).request('g', 'GET gone', 10_000)).to.deep.equal(['g ERROR not_found job "gone" does not exist']);
+    const c2 = await client(behind);
+    expect(await c2.request('g', 'GET gone', 10_000)).to.deep.equal(['g ERROR not_found job "gone" does not exist']);
+    expect(await c2.request('g', 'GET before', 10_000)).to.deep.equal(['g ERROR not_found job "before" does not exist']);
   });
 
   it('while no node can lead, a command waits a bounded time (longer than the TTL) and is answered ERROR internal', async () => {

@@ -1,0 +1,85 @@
+// When the leader deletes a removal's message from the stream (journal.ts: removals do not
+// stay). Not at once: a node that has applied a job's SET but not yet its removal would keep
+// the job for good if the removal vanished first, since a consumer steps over a deleted
+// message without a word, and would run it after taking over. So a removal is deleted only
+// once every other node the cluster's nodes bucket lists has applied past it (members.ts),
+// and no sooner than HOLD_MS after its acknowledgement: a node registers there before it
+// reads the stream, and by then the leader has heard of it.
+//
+// What this leaves: a removal held when its leader is lost stays in the stream, one message,
+// until its identifier is written again (replays apply it as a no-op); a node that was out
+// of the bucket's view meanwhile (stopped for longer than its TTL) rebuilds its copy before
+// it may lead (lib/leadership/node.ts).
+
+const SWEEP_MS = 250;
+export const HOLD_MS = 2_000;
+
+export interface RemovalDeletionsOptions {
+  /** Deletes the message; never rejects. */
+  readonly deleteMessage: (seq: number) => Promise<void>;
+  /** The lowest sequence every other node has applied (Infinity: no other node). */
+  readonly appliedByOthers: () => number;
+  readonly holdMs?: number;
+}
+
+export class RemovalDeletions {
+  private readonly o: RemovalDeletionsOptions;
+  private held: { readonly seq: number; readonly at: number }[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(opts: RemovalDeletionsOptions) {
+    this.o = opts;
+  }
+
+  /** How many removals wait to be deleted. */
+  get waiting(): number {
+    return this.held.length;
+  }
+
+  /** The removal acknowledged at `seq` is to be deleted once no node can still need it. */
+  hold(seq: number): void {
+    if (this.closed) return;
+    this.held.push({ seq, at: performance.now() });
+    this.timer ??= setInterval(() => this.sweep(), SWEEP_MS);
+    this.timer.unref();
+  }
+
+  /** Deletes every removal held long enough and applied by every other node. */
+  sweep(): Promise<void>[] {
+    const due = performance.now() - (this.o.holdMs ?? HOLD_MS);
+    const upTo = this.o.appliedByOthers();
+    const deletions: Promise<void>[] = [];
+    this.held = this.held.filter((h) => {
+      if (h.at > due || h.seq > upTo) return true;
+      deletions.push(this.o.deleteMessage(h.seq));
+      return false;
+    });
+    if (this.held.length === 0) this.stopTimer();
+    return deletions;
+  }
+
+  /**
+   * At a graceful stop: waits out the hold of the removals no other node needs (HOLD_MS at
+   * most) and deletes them.
+   */
+  async drain(): Promise<void> {
+    const upTo = this.o.appliedByOthers();
+    const youngest = this.held.reduce((at, h) => (h.seq <= upTo ? Math.max(at, h.at) : at), -Infinity);
+    const wait = youngest + (this.o.holdMs ?? HOLD_MS) - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await Promise.all(this.sweep());
+  }
+
+  /** Deletes nothing more: what is still held stays in the stream. */
+  close(): void {
+    this.closed = true;
+    this.held = [];
+    this.stopTimer();
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
