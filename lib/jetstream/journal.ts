@@ -32,7 +32,14 @@ export const PUBLISH_DEADLINE_MS = 10_000;
 const ATTEMPT_TIMEOUT_MS = 2_000;
 const RETRY_PAUSE_MS = 100;
 const WRONG_LAST_SEQUENCE = [10071, 10164];
-const NO_MESSAGE_FOUND = 10037;
+const SEQUENCE_NOT_FOUND = 10043;
+const DELETE_FAILED = 10057;
+
+/** The answer to deleting a message that is gone already (replaced by a later write, or deleted). */
+function alreadyGone(err: unknown): boolean {
+  if (!(err instanceof JetStreamApiError)) return false;
+  return err.code === SEQUENCE_NOT_FOUND || (err.code === DELETE_FAILED && /no message found/i.test(err.message));
+}
 
 function wrongLastSequence(err: unknown): boolean {
   return err instanceof JetStreamApiError && WRONG_LAST_SEQUENCE.includes(err.code);
@@ -206,6 +213,7 @@ export class StreamJournal implements Journal {
     if (this.fencedWhy !== null) return;
     this.fencedWhy = why;
     this.queued = [];
+    this.removals?.pause();
     this.o.log.error({ why }, 'no longer writing to the stream');
     this.o.onFenced(why);
   }
@@ -217,7 +225,7 @@ export class StreamJournal implements Journal {
    */
   private deleteRemoval(seq: number): Promise<void> {
     return this.o.jsm.streams.deleteMessage(this.o.subjects.stream, seq, false).then(() => {}, (err: unknown) => {
-      if (err instanceof JetStreamApiError && err.code === NO_MESSAGE_FOUND) return;
+      if (alreadyGone(err)) return;
       this.o.log.warn({ err: (err as Error)?.message, seq }, 'deleting a removal from the stream failed; it stays until the identifier is written again');
     });
   }

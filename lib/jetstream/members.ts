@@ -1,12 +1,15 @@
-// Who is in the cluster, for GET /cluster and the logs (never for choosing a leader: that is
-// the lease's job alone). Each node writes how it stands (role, applied sequence) under its
-// name in the bucket `<cluster>-nodes` every REPORT_MS; the bucket's TTL drops the entries of
-// nodes that stopped. Every node watches the bucket, so a view is answered from memory.
+// Who is in the cluster, for GET /cluster and the logs. Each node writes how it stands (role,
+// applied sequence) under its name in the bucket `<cluster>-nodes` every REPORT_MS; the
+// bucket's TTL drops the entries of nodes that stopped. Every node watches the bucket, so a
+// view is answered from memory. Choosing a leader is the lease's job alone.
 //
-// The leader also asks it how far every other node has applied the stream, before it deletes
-// a removal (removal-deletions.ts). A node is counted until it has not been heard of for the
-// bucket's TTL; one that was not heard of for half as long (stopped, starved, cut off) knows it
-// may have missed a removal meanwhile (outOfView), and its copy is rebuilt before it may lead.
+// The leader also asks it how far every other node has applied the stream before it deletes
+// a removal (removal-deletions.ts), and fails closed: while its own watch has delivered
+// nothing for WATCH_FRESH_MS (this node's own report comes back every REPORT_MS), it counts
+// nobody as caught up. A node is dropped from the count only after COUNTED_MS of silence
+// while the watch worked. A node whose own reports stopped for half as long (stopped,
+// starved, cut off; timed from when a report was sent) knows it may have been dropped and
+// missed a removal (outOfView): its copy is rebuilt before it may lead.
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
@@ -21,6 +24,8 @@ const BUCKET_TTL_MS = 10 * REPORT_MS;
 const COUNTED_MS = BUCKET_TTL_MS;
 /** This node's reports stopped for this long: it may have been left out (COUNTED_MS, by the leader's clock). */
 const OUT_OF_VIEW_MS = COUNTED_MS / 2;
+/** The watch delivered nothing for this long: the view may be stale, so nobody counts as caught up. */
+const WATCH_FRESH_MS = 3 * REPORT_MS;
 
 interface Seen {
   readonly role: NodeRole;
@@ -38,6 +43,8 @@ export class Members {
   /** When a report of this node was last stored (performance.now()). */
   private storedAt = performance.now();
   private leftOut = false;
+  /** When the watch last delivered an entry (performance.now()). */
+  private heardAt = -Infinity;
 
   private constructor(kv: KV, node: string, log: Logger) {
     this.kv = kv;
@@ -68,6 +75,7 @@ export class Members {
   }
 
   private take(e: KvWatchEntry): void {
+    this.heardAt = performance.now();
     if (e.operation !== 'PUT') {
       this.seen.delete(e.key);
       return;
@@ -91,11 +99,13 @@ export class Members {
    */
   async store(role: NodeRole, applied: number): Promise<boolean> {
     if (this.closed) return false;
-    if (performance.now() - this.storedAt > OUT_OF_VIEW_MS) this.leftOut = true;
-    this.seen.set(this.node, { role, applied, at: performance.now() });
+    const sentAt = performance.now();
+    if (sentAt - this.storedAt > OUT_OF_VIEW_MS) this.leftOut = true;
+    this.seen.set(this.node, { role, applied, at: sentAt });
     try {
       await this.kv.put(this.node, JSON.stringify({ role, applied }));
-      this.storedAt = performance.now();
+      // From when it was sent: an answer read after a long stop says nothing about the stop.
+      this.storedAt = Math.max(this.storedAt, sentAt);
       return true;
     } catch (err) {
       this.log.debug({ err: (err as Error)?.message }, 'reporting this node to the cluster failed');
@@ -117,12 +127,15 @@ export class Members {
     this.storedAt = performance.now();
   }
 
-  /** The lowest sequence the other nodes heard of within COUNTED_MS have applied; Infinity if none. */
+  /**
+   * The lowest sequence the other nodes have applied (Infinity: no other node); -Infinity
+   * while this node's view may be stale.
+   */
   appliedByOthers(): number {
-    const now = performance.now();
+    if (performance.now() - this.heardAt > WATCH_FRESH_MS) return -Infinity;
     let min = Infinity;
     for (const [name, s] of this.seen) {
-      if (name !== this.node && now - s.at <= COUNTED_MS && s.applied < min) min = s.applied;
+      if (name !== this.node && this.heardAt - s.at <= COUNTED_MS && s.applied < min) min = s.applied;
     }
     return min;
   }

@@ -7,9 +7,10 @@
 // reads the stream, and by then the leader has heard of it.
 //
 // What this leaves: a removal held when its leader is lost stays in the stream, one message,
-// until its identifier is written again (replays apply it as a no-op); a node that was out
-// of the bucket's view meanwhile (stopped for longer than its TTL) rebuilds its copy before
-// it may lead (lib/leadership/node.ts).
+// until its identifier is written again (replays apply it as a no-op). A node the leader may
+// have stopped counting (its reports stopped for half the bucket's TTL: members.ts) rebuilds
+// its copy before it may lead (lib/leadership/node.ts). Once the leader is fenced it deletes
+// nothing more, but for the drain of a graceful stop.
 
 const SWEEP_MS = 250;
 export const HOLD_MS = 2_000;
@@ -27,6 +28,7 @@ export class RemovalDeletions {
   private held: { readonly seq: number; readonly at: number }[] = [];
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private paused = false;
 
   constructor(opts: RemovalDeletionsOptions) {
     this.o = opts;
@@ -41,22 +43,29 @@ export class RemovalDeletions {
   hold(seq: number): void {
     if (this.closed) return;
     this.held.push({ seq, at: performance.now() });
+    if (this.paused) return;
     this.timer ??= setInterval(() => this.sweep(), SWEEP_MS);
     this.timer.unref();
   }
 
-  /** Deletes every removal held long enough and applied by every other node. */
-  sweep(): Promise<void>[] {
-    const due = performance.now() - (this.o.holdMs ?? HOLD_MS);
+  /** Deletes every removal held long enough (by `asOf`) and applied by every other node. */
+  sweep(asOf = performance.now()): Promise<void>[] {
+    const hold = this.o.holdMs ?? HOLD_MS;
     const upTo = this.o.appliedByOthers();
     const deletions: Promise<void>[] = [];
     this.held = this.held.filter((h) => {
-      if (h.at > due || h.seq > upTo) return true;
+      if (h.at + hold > asOf || h.seq > upTo) return true; // h.at + hold: the same sum as drain()'s
       deletions.push(this.o.deleteMessage(h.seq));
       return false;
     });
     if (this.held.length === 0) this.stopTimer();
     return deletions;
+  }
+
+  /** Deletes nothing on its own any more (the leader was fenced); drain() still may. */
+  pause(): void {
+    this.paused = true;
+    this.stopTimer();
   }
 
   /**
@@ -66,9 +75,11 @@ export class RemovalDeletions {
   async drain(): Promise<void> {
     const upTo = this.o.appliedByOthers();
     const youngest = this.held.reduce((at, h) => (h.seq <= upTo ? Math.max(at, h.at) : at), -Infinity);
-    const wait = youngest + (this.o.holdMs ?? HOLD_MS) - performance.now();
+    const over = youngest + (this.o.holdMs ?? HOLD_MS);
+    const wait = over - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    await Promise.all(this.sweep());
+    // As of the end of the wait: a timer may fire a fraction of a millisecond early.
+    await Promise.all(this.sweep(Math.max(over, performance.now())));
   }
 
   /** Deletes nothing more: what is still held stays in the stream. */

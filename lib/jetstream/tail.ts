@@ -71,10 +71,14 @@ export class StreamTail {
    */
   private restart(): void {
     const close = this.closeMessages;
+    const abandoned = this.consumer;
     this.consumer = null;
     this.closeMessages = null;
     const generation = ++this.generation;
     void close?.().catch(() => {});
+    // Else it stays on the server until its inactivity limit. delete() throws at once on a
+    // consumer not made yet.
+    void Promise.resolve().then(() => abandoned?.delete()).catch(() => {});
     this.running = this.run(generation);
   }
 
@@ -116,13 +120,16 @@ export class StreamTail {
    * after this process had been stopped (SIGSTOP) for a few seconds while the stream grew.
    */
   async caughtUp(lastSeq: number, giveUp: () => boolean): Promise<void> {
-    let moved = { applied: this.appliedSeq, at: performance.now() };
+    let moved = { applied: this.appliedSeq, at: performance.now(), consumer: this.consumer };
+    let stalledMs = STALLED_MS;
     for (;;) {
       if (this.appliedSeq >= lastSeq) return;
       if (giveUp()) throw new Error('gave up catching up with the stream');
       const applied = this.appliedSeq;
-      if (applied !== moved.applied) moved = { applied, at: performance.now() };
       const consumer = this.consumer;
+      // Silence counts only from when a consumer is there: making one may take seconds (a
+      // JetStream leader being elected).
+      if (applied !== moved.applied || consumer !== moved.consumer || consumer === null) moved = { applied, at: performance.now(), consumer };
       if (consumer !== null) {
         try {
           // Asked of the server: info(true) would be the client's copy from when the consumer
@@ -135,10 +142,11 @@ export class StreamTail {
           if (ci.num_pending === 0 && (nothingYet || allTaken) && this.appliedSeq === applied) return;
         } catch { /* being recreated: look again */ }
       }
-      if (performance.now() - moved.at > STALLED_MS) {
+      if (performance.now() - moved.at > stalledMs) {
         this.o.log.warn({ applied, lastSeq }, 'the stream\'s consumer delivers nothing; making it again');
-        moved = { applied, at: performance.now() };
         this.restart();
+        stalledMs *= 2;
+        moved = { applied, at: performance.now(), consumer: null };
       }
       await new Promise((r) => setTimeout(r, CATCH_UP_POLL_MS));
     }

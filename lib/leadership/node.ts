@@ -202,6 +202,7 @@ export class ClusterNode {
       const giveUpAt = performance.now() + CATCH_UP_MS;
       await this.tail!.caughtUp(state.last_seq, () => !lease.held || this.stopping || performance.now() > giveUpAt);
       if (!lease.held || this.stopping) throw new Error('the lease ran out while catching up');
+      if (this.p.members.outOfView) throw new Error('this node was out of the cluster\'s view while catching up: its copy is rebuilt first');
       await this.tail!.stop();
       const afterSeq = Math.max(state.last_seq, this.tail!.applied);
       this.tail = null;
@@ -261,13 +262,21 @@ export class ClusterNode {
   }
 
   private async report(): Promise<void> {
+    // First, and alone: how long ago this node last said so decides whether its copy can be
+    // trusted (members.ts), so a slow answer below must not hold it back.
+    this.p.members.report(this.roleNow, this.applied);
     try {
       const { state } = await this.p.jsm.streams.info(this.p.subjects.stream);
       this.lastSeq = state.last_seq;
       const entry = await this.p.leaseKv.get('leader');
       this.leaderName = entry === null || entry.operation !== 'PUT' ? null : describeHolder(entry).node ?? null;
     } catch { /* NATS unreachable: the view says what was last known */ }
-    this.p.members.report(this.roleNow, this.applied);
+  }
+
+  /** Stops the reports started by rebuild() (a start-up that failed after it). */
+  stopReporting(): void {
+    clearInterval(this.reporter);
+    this.reporter = undefined;
   }
 
   /**

@@ -46,6 +46,7 @@ export async function openClusterStorage(
   const nc = await connectCluster({
     urls: opts.urls, credsFile: opts.credsFile, caFile: opts.caFile, name: opts.nodeName, log: clog, connectTimeoutMs: CONNECT_TIMEOUT_MS,
   });
+  let node: ClusterNode | null = null;
   try {
     const subjects = clusterSubjects(opts.name);
     const jsm = await untilJetStreamAnswers(clog, stopped, async () => {
@@ -57,24 +58,26 @@ export async function openClusterStorage(
     clog.info('compression_interval has nothing to do in cluster mode: the stream keeps only the last record of each job and rule');
     const leaseKv = await untilJetStreamAnswers(clog, stopped, () => openLeaseBucket(nc, opts.name, opts.leaseTtlMs, opts.replicas, clog));
     const members = await untilJetStreamAnswers(clog, stopped, () => Members.open(nc, opts.name, opts.nodeName, opts.replicas, clog));
-    const node = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, jobs, rules, log: clog });
-    await untilJetStreamAnswers(clog, stopped, () => node.rebuild());
+    const started = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, jobs, rules, log: clog });
+    node = started;
+    await untilJetStreamAnswers(clog, stopped, () => started.rebuild());
     clog.info({ cluster: opts.name, node: opts.nodeName }, 'following the stream; a follower until it takes the lease');
     return {
       kind: 'jetstream',
       path: null,
-      journal: node.journal,
+      journal: started.journal,
       compression: () => 'idle',
       compactions: () => 0,
       startCompaction() {},
-      node,
-      handOver: () => node.handOver(),
+      node: started,
+      handOver: () => started.handOver(),
       close: async () => {
-        await node.close(); // the last writes awaited, the lease released when held
+        await started.close(); // the last writes awaited, the lease released when held
         await nc.close();
       },
     };
   } catch (err) {
+    node?.stopReporting();
     await nc.close();
     if (err instanceof StartupError) throw err;
     throw new StartupError('cluster', 'ClusterError', (err as Error)?.message ?? String(err));

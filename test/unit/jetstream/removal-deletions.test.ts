@@ -1,7 +1,7 @@
 // When the leader deletes a removal's message (lib/jetstream/removal-deletions.ts), under fake
 // timers: not before its hold is over, not before every other node has applied it, then
-// once; a graceful stop's drain waits out the hold of what no node needs; close() deletes
-// nothing more.
+// once; nothing while the view of the others may be stale; once paused (the leader fenced)
+// only a graceful stop's drain deletes, after waiting out the hold; close() deletes nothing more.
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { HOLD_MS, RemovalDeletions } from '../../../lib/jetstream/removal-deletions.ts';
@@ -53,6 +53,23 @@ describe('jetstream/removal-deletions', () => {
     await drained;
     expect(deleted).to.deep.equal([9]);
     expect(d.waiting).to.equal(1);
+  });
+
+  it('paused (the leader fenced): deletes nothing on its own, a graceful drain still does', async () => {
+    d.hold(3);
+    d.pause();
+    d.hold(4);
+    clock.tick(10 * HOLD_MS);
+    expect(deleted).to.deep.equal([]);
+    await d.drain();
+    expect(deleted).to.deep.equal([3, 4]);
+  });
+
+  it('holds everything while the view of the other nodes may be stale', () => {
+    others = -Infinity;
+    d.hold(3);
+    clock.tick(10 * HOLD_MS);
+    expect(deleted).to.deep.equal([]);
   });
 
   it('close() deletes nothing more', () => {
