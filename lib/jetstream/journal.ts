@@ -94,11 +94,7 @@ export class StreamJournal implements Journal {
     const { appliedByOthers } = opts;
     this.removals = appliedByOthers === undefined ? null : new RemovalDeletions({
       appliedByOthers,
-      deleteMessage: (seq) => {
-        const deleted = this.deleteRemoval(seq);
-        this.track(deleted);
-        return deleted;
-      },
+      deleteMessage: (seq) => this.deleteRemoval(seq),
     });
   }
 
@@ -187,7 +183,7 @@ export class StreamJournal implements Journal {
       expect: { lastSequence: expected }, msgID: `${this.o.writerId}:${expected}`, timeout: ATTEMPT_TIMEOUT_MS,
     });
     if (!q.removal) return;
-    if (this.removals === null) this.track(this.deleteRemoval(ack.seq));
+    if (this.removals === null) void this.deleteRemoval(ack.seq);
     else this.removals.hold(ack.seq);
   }
 
@@ -224,10 +220,12 @@ export class StreamJournal implements Journal {
    * record in between. A later write to the subject has replaced it already: nothing to do.
    */
   private deleteRemoval(seq: number): Promise<void> {
-    return this.o.jsm.streams.deleteMessage(this.o.subjects.stream, seq, false).then(() => {}, (err: unknown) => {
+    const deleted = this.o.jsm.streams.deleteMessage(this.o.subjects.stream, seq, false).then(() => {}, (err: unknown) => {
       if (alreadyGone(err)) return;
       this.o.log.warn({ err: (err as Error)?.message, seq }, 'deleting a removal from the stream failed; it stays until the identifier is written again');
     });
+    this.track(deleted); // close() waits for it
+    return deleted;
   }
 
   private track(p: Promise<unknown>): void {

@@ -6,7 +6,7 @@
 // L is applied. L may name a message that is gone (the journal deletes a removal once it is
 // acknowledged), so "applied >= L" is not the only way to be caught up: the consumer having
 // nothing pending, with every message it delivered applied, is the other.
-import { DeliverPolicy, type Consumer, type JetStreamClient } from '@nats-io/jetstream';
+import { DeliverPolicy, type Consumer, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import type { LogRecord } from '../engine/journal.ts';
 import type { Logger } from '../log.ts';
 import { decodeMessage } from './replay.ts';
@@ -32,8 +32,8 @@ export class StreamTail {
   private stopped = false;
   private consumer: Consumer | null = null;
   private closeMessages: (() => Promise<void>) | null = null;
-  /** The consumer and delivery sequence of the last message taken from the stream. */
-  private taken = { consumer: '', delivery: 0 };
+  /** The last message taken from the stream (its consumer and delivery sequence count). */
+  private lastTaken: JsMsg | null = null;
   /** Which follow loop may apply: a loop left behind by restart() applies nothing more. */
   private generation = 0;
   private running: Promise<void>;
@@ -101,7 +101,7 @@ export class StreamTail {
           this.o.apply(decodeMessage(this.o.stream, m.seq, m.subject, m.data), m.seq);
           this.appliedSeq = m.seq;
         }
-        this.taken = { consumer: m.info.consumer, delivery: m.info.deliverySequence };
+        this.lastTaken = m;
       }
     } finally {
       if (generation === this.generation) {
@@ -138,7 +138,8 @@ export class StreamTail {
           // Everything it delivered is taken: its delivered *stream* sequence says nothing
           // here, as a consumer steps over deleted messages (a removal's) without a delivery.
           const nothingYet = ci.delivered.consumer_seq === 0 && (ci.config.opt_start_seq ?? Infinity) <= applied + 1;
-          const allTaken = ci.name === this.taken.consumer && ci.delivered.consumer_seq <= this.taken.delivery;
+          const taken = this.lastTaken?.info;
+          const allTaken = taken !== undefined && ci.name === taken.consumer && ci.delivered.consumer_seq <= taken.deliverySequence;
           if (ci.num_pending === 0 && (nothingYet || allTaken) && this.appliedSeq === applied) return;
         } catch { /* being recreated: look again */ }
       }

@@ -195,14 +195,13 @@ export class ClusterNode {
     this.candidate = lease;
     try {
       await lease.acquire(() => this.stopping);
-      if (this.p.members.outOfView) throw new Error('this node was out of the cluster\'s view for a while, so a removal it needed may be gone: its copy is rebuilt first');
       const { state } = await jsm.streams.info(subjects.stream);
       // Bounded: a tail stalled on a lost server must not hold the lease, and so the
       // cluster, without a leader. A timeout gives the lease back and rebuilds the copy.
       const giveUpAt = performance.now() + CATCH_UP_MS;
       await this.tail!.caughtUp(state.last_seq, () => !lease.held || this.stopping || performance.now() > giveUpAt);
       if (!lease.held || this.stopping) throw new Error('the lease ran out while catching up');
-      if (this.p.members.outOfView) throw new Error('this node was out of the cluster\'s view while catching up: its copy is rebuilt first');
+      if (this.p.members.outOfView) throw new Error('this node was out of the cluster\'s view for a while, so a removal it needed may be gone: its copy is rebuilt first');
       await this.tail!.stop();
       const afterSeq = Math.max(state.last_seq, this.tail!.applied);
       this.tail = null;
