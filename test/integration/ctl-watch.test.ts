@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { STAT_KEYS } from '../../lib/domain/stat.ts';
 import { Daemon } from '../helpers/daemon.ts';
-import { LineClient, nowNs } from '../helpers/client.ts';
+import { jobStatus, LineClient, nowNs, waitFor } from '../helpers/client.ts';
 import { addrOf, BackgroundCtl } from '../helpers/ctl.ts';
 
 interface Event { type: 'job'; id: string; from: string | null; to: string | null; execution: number; lateness_max_ns: number | null; time: string }
@@ -30,6 +30,9 @@ describe('tickd ctl watch', function () {
 
   it('sees a job go from planned to executed, with its lateness as an upper bound; Ctrl-C exits 0', async () => {
     await c.request('s', 'SET w.old 1000'); // runs at once: part of the baseline, never an event
+    // Done before the watch starts, or its first poll may see it still running (a full run
+    // under load saw it change, as an event).
+    await waitFor(async () => (await jobStatus(c, 'w.old')) === 'executed', 15_000, 'w.old executed');
     const w = new BackgroundCtl(['--addr', addrOf(daemon.tcp), 'watch', 'w.', '--interval', '100ms']);
     try {
       const first = JSON.parse(await w.waitForLine((l) => l.startsWith('{"type":"stat"'), 15_000, 'first poll')) as Record<string, unknown>;
