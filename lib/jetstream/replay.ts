@@ -1,5 +1,9 @@
 // Reading a cluster's stream from its first message to its last sequence at the start.
 //
+// The daemon's replay starts from the cluster's checkpoint when there is one (checkpoint.ts):
+// its chunks hold the state up to a sequence S, and only the stream's messages after S are
+// read one by one.
+//
 // The daemon's replay (replayStream) needs every record but no order across identifiers: it
 // reads through stream-scan.ts (plain pull consumers delivering over a bare connection of the
 // replay's own, parsed in place; ranges of sequences that may be read at once), and decodes
@@ -19,7 +23,9 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { decodePayload } from '../logfile/codec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import type { ClusterSubjects } from './subjects.ts';
+import { checkpointNames, CheckpointMovedError, readCheckpoint, readHead } from './checkpoint.ts';
 import { scanStream } from './stream-scan.ts';
+import { streamPeers } from './stream.ts';
 
 /** `between` runs after each run of this many messages. */
 const BATCH = 1_000;
@@ -42,32 +48,75 @@ export interface StreamReplay {
   readonly records: number;
   /** The sequence the next write must follow. */
   readonly lastSeq: number;
+  /** The checkpoint's sequence it started from (0: none); its records are counted in `records`. */
+  readonly checkpointSeq: number;
+  /** Why the checkpoint could not be read, and the whole stream was instead; null if it was (or there was none). */
+  readonly checkpointError: string | null;
 }
 
+/** Reads again after a checkpoint moved under a replay this many times before giving up. */
+const MOVED_TRIES = 5;
+
 /**
- * The daemon's replay: every record into onRecord, once, in sequence order only among those
- * of the same identifier (of which the stream holds one; see stream-scan.ts); the sequence
- * to write (or follow) after.
+ * The daemon's replay: the cluster's checkpoint (checkpoint.ts), if any, then every record of
+ * the stream after it, into onRecord, once, in sequence order only among those of the same
+ * identifier (of which the stream holds one; see stream-scan.ts); the sequence to write (or
+ * follow) after. If a new checkpoint was made while this read (the leader may then have
+ * deleted removals after the one read), `restart` empties what onRecord filled and all is
+ * read again. If the checkpoint cannot be read (its stream unavailable, a chunk that does
+ * not decode), the whole stream is read instead: read whole, it is right without one (a
+ * deleted removal took its identifier's last other record with it).
  */
 export async function replayStream(
-  nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void,
+  nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void, restart: () => void = () => {},
+): Promise<StreamReplay> {
+  let checkpointError: string | null = null;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await replayOnce(nc, jsm, subjects, onRecord, checkpointError);
+    } catch (err) {
+      if (err instanceof CheckpointUnreadableError) checkpointError = err.message;
+      else if (!(err instanceof CheckpointMovedError) || tries >= MOVED_TRIES) throw err;
+      restart();
+    }
+  }
+}
+
+class CheckpointUnreadableError extends Error {}
+
+async function replayOnce(
+  nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void, checkpointError: string | null,
 ): Promise<StreamReplay> {
   const { stream } = subjects;
   const info = await jsm.streams.info(stream);
   const { state } = info;
-  if (state.messages === 0) return { records: 0, lastSeq: state.last_seq };
-  const peers = [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter((p) => p !== undefined);
-  const parts = Math.max(1, Math.min(REPLAY_PARTS, Math.floor((state.last_seq - state.first_seq + 1) / MIN_RANGE)));
-  const records = await scanStream(nc, jsm, { stream, first: state.first_seq, last: state.last_seq, parts, peers }, (f, seq) => {
-    let rec: LogRecord;
-    try {
-      rec = decodePayload(f.buf, f.payloadStart, f.end, -f.payloadStart);
-    } catch (err) {
-      throw new StreamDecodeError(stream, seq, f.subject, err);
-    }
-    onRecord(rec, seq);
-  });
-  return { records, lastSeq: state.last_seq };
+  const names = checkpointNames(stream);
+  const unreadable = (err: unknown): never => {
+    if (err instanceof CheckpointMovedError) throw err;
+    throw new CheckpointUnreadableError((err as Error)?.message ?? String(err));
+  };
+  const base = checkpointError === null ? await readHead(jsm, names, info.created).catch(unreadable) : null;
+  const head = base !== null && base.head !== null && base.head.seq <= state.last_seq ? base.head : null;
+  let records = 0;
+  if (head !== null) records += await readCheckpoint(nc, jsm, names, head, (rec) => onRecord(rec, head.seq)).catch(unreadable);
+  const first = Math.max(state.first_seq, (head?.seq ?? 0) + 1);
+  const peers = streamPeers(info);
+  const parts = Math.max(1, Math.min(REPLAY_PARTS, Math.floor((state.last_seq - first + 1) / MIN_RANGE)));
+  if (state.messages > 0) {
+    records += await scanStream(nc, jsm, { stream, first, last: state.last_seq, parts, peers }, (f, seq) => {
+      let rec: LogRecord;
+      try {
+        rec = decodePayload(f.buf, f.payloadStart, f.end, -f.payloadStart);
+      } catch (err) {
+        throw new StreamDecodeError(stream, seq, f.subject, err);
+      }
+      onRecord(rec, seq);
+    });
+  }
+  if (head !== null && (await readHead(jsm, names, info.created).catch(unreadable)).rev !== base!.rev) {
+    throw new CheckpointMovedError('a checkpoint was made during the replay');
+  }
+  return { records, lastSeq: state.last_seq, checkpointSeq: head?.seq ?? 0, checkpointError };
 }
 
 /** A stream message's body as the record it holds; StreamDecodeError when it holds none. */

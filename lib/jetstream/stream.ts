@@ -32,3 +32,8 @@ export async function ensureStream(jsm: JetStreamManager, subjects: ClusterSubje
     }
   }
 }
+
+/** The servers holding a stream (its leader and replicas): where a consumer of it can be put. */
+export function streamPeers(info: StreamInfo): string[] {
+  return [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter((p) => p !== undefined);
+}

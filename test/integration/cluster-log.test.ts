@@ -122,7 +122,7 @@ describe('cluster mode: the log on a JetStream stream', function () {
       const kept = Array.from({ length: 40 }, (_, i) => i + 1).filter((seq) => !gone.includes(seq));
       const replayed: number[] = [];
       const replay = await replayStream(nc, jsm, subjects, (rec, seq) => { if (rec.t === 'job' && rec.job.id === `j.${seq}`) replayed.push(seq); });
-      expect(replay).to.deep.equal({ records: kept.length, lastSeq: 40 });
+      expect(replay).to.deep.equal({ records: kept.length, lastSeq: 40, checkpointSeq: 0, checkpointError: null });
       expect(replayed).to.deep.equal(kept);
       // Read as a stale view would (last 50): the range 41-50 finds nothing and ends by asking.
       const info = await jsm.streams.info('scan');

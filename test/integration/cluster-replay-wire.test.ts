@@ -12,6 +12,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { waitFor } from '../helpers/client.ts';
+import { makeCheckpoint } from '../../lib/jetstream/checkpoint-make.ts';
 import { connectCluster } from '../../lib/jetstream/connect.ts';
 import { replayStream } from '../../lib/jetstream/replay.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
@@ -126,9 +127,17 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
         if (rec.t === 'job' && rec.job.id === `j.${seq}` && rec.job.execution === BigInt(seq)) seen.push(seq);
       });
       const kept = Array.from({ length: 300 }, (_, i) => i + 1).filter((seq) => !gone.includes(seq));
-      expect(replay).to.deep.equal({ records: kept.length, lastSeq: 300 });
+      expect(replay).to.deep.equal({ records: kept.length, lastSeq: 300, checkpointSeq: 0, checkpointError: null });
       expect(seen).to.deep.equal(kept);
       expect((await jsm.streams.info('wire')).state.consumer_count).to.equal(0);
+      // A checkpoint made and read over connections made the same way (the compaction child's, the replay's).
+      const made = await makeCheckpoint({ urls: way.urls(nats), credsFile, caFile: way.caFile, name: 'wire', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 1 });
+      expect(made).to.include({ seq: 300, records: kept.length });
+      const fromCheckpoint: string[] = [];
+      const again = await replayStream(nc!, jsm, subjects, (rec) => { if (rec.t === 'job') fromCheckpoint.push(rec.job.id); });
+      expect(again).to.deep.equal({ records: kept.length, lastSeq: 300, checkpointSeq: 300, checkpointError: null });
+      expect(fromCheckpoint).to.deep.equal(kept.map((seq) => `j.${seq}`));
+      expect((await jsm.streams.info('wire-checkpoint')).state.consumer_count).to.equal(0);
     });
   }
 
