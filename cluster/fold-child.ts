@@ -1,9 +1,13 @@
 // Compaction child role (spawned by cluster/fold-process.ts; messages in
 // cluster/ipc/fold-messages.ts). For each 'fold' from the primary (one at a time): fold the
-// source into a new output (lib/logfile/fold.ts) and answer 'folded' or 'fold-failed'.
+// source into a new output (lib/logfile/fold.ts) and answer 'folded' or 'fold-failed'. In
+// cluster mode, for each 'checkpoint': make the cluster's checkpoint
+// (lib/jetstream/checkpoint-make.ts) and answer 'checkpointed' or 'checkpoint-failed'.
 // It lives only as long as its primary: a lost IPC channel ends it at once.
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import type { ClusterOptions } from '../lib/cli.ts';
+import { makeCheckpoint } from '../lib/jetstream/checkpoint-make.ts';
 import { foldLogfile } from '../lib/logfile/fold.ts';
 import type { FromFoldChild, ToFoldChild } from './ipc/fold-messages.ts';
 
@@ -27,6 +31,14 @@ async function fold(src: string, dst: string): Promise<FromFoldChild> {
   }
 }
 
+async function checkpoint(cluster: ClusterOptions): Promise<FromFoldChild> {
+  try {
+    return { t: 'checkpointed', made: await makeCheckpoint(cluster) };
+  } catch (err) {
+    return { t: 'checkpoint-failed', message: (err as Error)?.message ?? String(err) };
+  }
+}
+
 function send(msg: FromFoldChild): void {
   // A failed send means the primary is gone, and 'disconnect' ends this process.
   process.send?.(msg, undefined, undefined, () => {});
@@ -45,9 +57,13 @@ process.on('message', async (msg: ToFoldChild) => {
       send(await fold(msg.src, msg.dst));
       collect(); // the fold's map and buffers are garbage now: give the memory back while idle
       return;
+    case 'checkpoint':
+      send(await checkpoint(msg.cluster));
+      collect();
+      return;
     default: {
-      const never: never = msg.t;
-      throw new Error(`unknown message ${String(never)}`);
+      const never: never = msg;
+      throw new Error(`unknown message ${String((never as { t: unknown }).t)}`);
     }
   }
 });

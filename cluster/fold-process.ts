@@ -28,6 +28,8 @@ import { once } from 'node:events';
 import { delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../lib/log.ts';
+import type { CheckpointMade } from '../lib/jetstream/checkpoint-make.ts';
+import type { CheckpointRunner } from '../lib/leadership/checkpoints.ts';
 import type { FoldResult } from '../lib/logfile/fold.ts';
 import type { FoldRunner, Folds } from '../lib/logfile/folds.ts';
 import type { FromFoldChild, ToFoldChild } from './ipc/fold-messages.ts';
@@ -81,11 +83,14 @@ function keepAlive(child: ChildProcess, on: boolean): void {
 
 interface Waiting {
   readonly job: ToFoldChild;
-  resolve(result: FoldResult): void;
+  resolve(result: FoldResult | CheckpointMade | null): void;
   reject(err: Error): void;
 }
 
-/** The fold child: one fold at a time; spawned by start() or by the first fold. */
+/**
+ * The fold child: one job at a time (a logfile's fold, or in cluster mode the cluster's
+ * checkpoint); spawned by start() or by the first job.
+ */
 export class FoldProcess implements Folds {
   private child: ChildProcess | null = null;
   private chrt: string | null;
@@ -113,10 +118,19 @@ export class FoldProcess implements Folds {
       return { result: Promise.reject(new Error(this.closed ? 'the fold process is closed' : 'a fold is already running')), cancel() {} };
     }
     const job: ToFoldChild = { t: 'fold', src, dst };
-    const result = new Promise<FoldResult>((resolve, reject) => { this.waiting = { job, resolve, reject }; });
+    const result = new Promise<FoldResult>((resolve, reject) => { this.waiting = { job, resolve: resolve as Waiting['resolve'], reject }; });
     this.send(job);
     // the child may be replaced (chrt refused) before the fold ends: kill whichever runs it
     return { result, cancel: () => void this.child?.kill('SIGKILL') };
+  };
+
+  /** Makes the cluster's checkpoint (lib/jetstream/checkpoint-make.ts) in the child. */
+  readonly checkpoint: CheckpointRunner = (cluster) => {
+    if (this.closed || this.waiting !== null) return Promise.reject(new Error(this.closed ? 'the fold process is closed' : 'the child is busy'));
+    const job: ToFoldChild = { t: 'checkpoint', cluster };
+    const result = new Promise<CheckpointMade | null>((resolve, reject) => { this.waiting = { job, resolve: resolve as Waiting['resolve'], reject }; });
+    this.send(job);
+    return result;
   };
 
   private send(job: ToFoldChild): void {
@@ -152,7 +166,12 @@ export class FoldProcess implements Folds {
           keepAlive(child, false);
           this.settle()?.resolve(msg.result);
           return;
+        case 'checkpointed':
+          keepAlive(child, false);
+          this.settle()?.resolve(msg.made);
+          return;
         case 'fold-failed':
+        case 'checkpoint-failed':
           keepAlive(child, false);
           this.settle()?.reject(new Error(msg.message));
           return;

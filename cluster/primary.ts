@@ -97,7 +97,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const jobs = new JobStore();
   const rules = new RuleStore();
   const folds = new FoldProcess({ log: log.child({ component: 'logfile' }) });
-  const storage = await openStorage({ config, cluster: action.cluster, jobs, rules, log, folds, stopped: () => life.stopRequested });
+  const storage = await openStorage({ config, cluster: action.cluster, jobs, rules, log, folds, checkpoints: folds.checkpoint, stopped: () => life.stopRequested });
   life.own({ storage });
   log.info({ persistence: storage.kind, logfile: storage.path, jobs: jobs.size, rules: rules.size }, 'state loaded');
   if (life.stopRequested) return;

@@ -19,6 +19,8 @@ export interface ClusterOptions {
   /** Stream replicas when tickd creates the stream. */
   readonly replicas: number;
   readonly leaseTtlMs: number;
+  /** Records written after the last checkpoint that make the leader write a new one (at least a quarter of the state). */
+  readonly checkpointRecords: number;
 }
 
 export type CliAction =
@@ -78,6 +80,9 @@ Cluster mode (the log on a NATS JetStream stream; tickd(8) CLUSTER MODE):
       --cluster-replicas N    stream replicas when tickd creates it, 1 to 5 (default 3;
                               capped at the JetStream servers there are)
       --lease-ttl DURATION    leader lease time to live: 3s, 1500ms (default 3s; 0.5s to 60s)
+      --checkpoint-records N  records written since the last checkpoint that make the
+                              leader write a new one, at least a quarter of the jobs and
+                              rules there are (default 10000)
   -V, --version          print the version
   -h, --help             print this help
 `;
@@ -125,6 +130,7 @@ export function parseCli(argv: readonly string[], env: CliEnv = {}): CliAction {
         'node-name': { type: 'string' },
         'cluster-replicas': { type: 'string' },
         'lease-ttl': { type: 'string' },
+        'checkpoint-records': { type: 'string' },
         check: { type: 'boolean' },
         version: { type: 'boolean', short: 'V' },
         help: { type: 'boolean', short: 'h' },
@@ -157,7 +163,8 @@ export function parseCli(argv: readonly string[], env: CliEnv = {}): CliAction {
 export const DEFAULT_CLUSTER_NAME = 'tickd';
 export const DEFAULT_CLUSTER_REPLICAS = 3;
 export const DEFAULT_LEASE_TTL_MS = 3000;
-const CLUSTER_FLAGS = ['cluster-creds', 'cluster-ca', 'cluster-name', 'node-name', 'cluster-replicas', 'lease-ttl'] as const;
+export const DEFAULT_CHECKPOINT_RECORDS = 10_000;
+const CLUSTER_FLAGS = ['cluster-creds', 'cluster-ca', 'cluster-name', 'node-name', 'cluster-replicas', 'lease-ttl', 'checkpoint-records'] as const;
 const NODE_NAME = /^[A-Za-z0-9._-]{1,253}$/;
 
 /** The cluster flags, null without --cluster, or a usage error (also for `tickd dump`, `tickd import`). */
@@ -183,8 +190,10 @@ export function parseCluster(v: Partial<Record<'cluster' | (typeof CLUSTER_FLAGS
   if (replicas === null || replicas > 5) return `--cluster-replicas must be 1 to 5, got "${v['cluster-replicas']}"`;
   const leaseTtlMs = v['lease-ttl'] === undefined ? DEFAULT_LEASE_TTL_MS : durationMs(v['lease-ttl']);
   if (leaseTtlMs === null || leaseTtlMs < 500 || leaseTtlMs > 60_000) return `--lease-ttl must be a duration from 0.5s to 60s (3s, 1500ms), got "${v['lease-ttl']}"`;
+  const checkpointRecords = v['checkpoint-records'] === undefined ? DEFAULT_CHECKPOINT_RECORDS : positiveInt(v['checkpoint-records']);
+  if (checkpointRecords === null || checkpointRecords > 1_000_000_000) return `--checkpoint-records must be 1 to 1000000000, got "${v['checkpoint-records']}"`;
   const file = (f: string | undefined): string | null => (f === undefined || f === '' ? null : f);
-  return { urls, credsFile: file(v['cluster-creds']), caFile: file(v['cluster-ca']), name, nodeName, replicas, leaseTtlMs };
+  return { urls, credsFile: file(v['cluster-creds']), caFile: file(v['cluster-ca']), name, nodeName, replicas, leaseTtlMs, checkpointRecords };
 }
 
 /** `3s`, `1.5s`, `1500ms` -> milliseconds; null for anything else. */

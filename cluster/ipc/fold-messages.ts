@@ -2,13 +2,21 @@
 // cluster/fold-child.ts): string-tagged, plain data, one fold at a time.
 //
 // Sequence: the primary spawns the child -> the child sends 'ready' (it runs: chrt, if used,
-// let it start) -> for each 'fold' the child answers exactly one 'folded' or 'fold-failed'.
-// The child ends as soon as its channel closes.
+// let it start) -> for each 'fold' the child answers exactly one 'folded' or 'fold-failed';
+// for each 'checkpoint' (cluster mode: the cluster's compaction) exactly one 'checkpointed'
+// or 'checkpoint-failed'. The child ends as soon as its channel closes.
+import type { ClusterOptions } from '../../lib/cli.ts';
+import type { CheckpointMade } from '../../lib/jetstream/checkpoint-make.ts';
 import type { FoldResult } from '../../lib/logfile/fold.ts';
 
-export type ToFoldChild = { readonly t: 'fold'; readonly src: string; readonly dst: string };
+export type ToFoldChild =
+  | { readonly t: 'fold'; readonly src: string; readonly dst: string }
+  | { readonly t: 'checkpoint'; readonly cluster: ClusterOptions };
 
 export type FromFoldChild =
   | { readonly t: 'ready' }
   | { readonly t: 'folded'; readonly result: FoldResult }
-  | { readonly t: 'fold-failed'; readonly message: string };
+  | { readonly t: 'fold-failed'; readonly message: string }
+  /** null: nothing new since the last checkpoint, or another node's won. */
+  | { readonly t: 'checkpointed'; readonly made: CheckpointMade | null }
+  | { readonly t: 'checkpoint-failed'; readonly message: string };

@@ -17,9 +17,11 @@
 //   node wrote: this one is not the leader. That, or the deadline passing, fences the journal
 //   for good: append() throws and flush() rejects (the engine rolls back and answers ERROR
 //   internal), and onFenced tells the primary once, so it stops firing at once.
-// - Removals do not stay: once a removal is acknowledged at sequence S, the message S is
-//   deleted (the stream kept only it of its subject), so a stream of churning identifiers
-//   does not grow with dead ones.
+// - Removals do not stay: the removal acknowledged at sequence S is deleted (the stream kept
+//   only it of its subject) once a checkpoint covers it (lib/leadership/checkpoints.ts hands
+//   its removals to holdRemovals) and every node has applied it (removal-deletions.ts), so a
+//   stream of churning identifiers does not grow with dead ones. Without a view of the other
+//   nodes (`tickd import`, every node stopped) at once.
 import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from '../log.ts';
 import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
@@ -62,9 +64,10 @@ export interface StreamJournalOptions {
    */
   readonly mayWrite?: () => boolean;
   /**
-   * The lowest sequence every other node of the cluster has applied: a removal is deleted
-   * from the stream only once they all have (removal-deletions.ts). Absent: deleted at once
-   * (`tickd import`, which runs with every node stopped).
+   * The lowest sequence every other node of the cluster has applied: a removal handed to
+   * holdRemovals is deleted only once they all have (removal-deletions.ts). Absent: a removal
+   * is deleted as soon as it is acknowledged (`tickd import`, which runs with every node
+   * stopped, into a stream no checkpoint covers).
    */
   readonly appliedByOthers?: () => number;
 }
@@ -182,9 +185,12 @@ export class StreamJournal implements Journal {
     const ack = await this.o.js.publish(q.subject, q.payload, {
       expect: { lastSequence: expected }, msgID: `${this.o.writerId}:${expected}`, timeout: ATTEMPT_TIMEOUT_MS,
     });
-    if (!q.removal) return;
-    if (this.removals === null) void this.deleteRemoval(ack.seq);
-    else this.removals.hold(ack.seq);
+    if (q.removal && this.removals === null) void this.deleteRemoval(ack.seq);
+  }
+
+  /** Removals a checkpoint now covers: each deleted once no node can still need it. */
+  holdRemovals(seqs: readonly number[]): void {
+    for (const seq of seqs) this.removals?.hold(seq);
   }
 
   /** Waits for the publishes in flight; nothing more is written afterwards. */

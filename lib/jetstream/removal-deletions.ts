@@ -1,13 +1,17 @@
 // When the leader deletes a removal's message from the stream (journal.ts: removals do not
-// stay). Not at once: a node that has applied a job's SET but not yet its removal would keep
-// the job for good if the removal vanished first, since a consumer steps over a deleted
+// stay). Not before a checkpoint covers it: a replay reads the checkpoint and then only the
+// messages after it (checkpoint.ts), so it must find there every removal after the
+// checkpoint; the leader holds the removals a new checkpoint reports. Not before every node
+// has applied it either: a node that has applied a job's SET but not yet its removal would
+// keep the job for good if the removal vanished first, since a consumer steps over a deleted
 // message without a word, and would run it after taking over. So a removal is deleted only
 // once every other node the cluster's nodes bucket lists has applied past it (members.ts),
-// and no sooner than HOLD_MS after its acknowledgement: a node registers there before it
-// reads the stream, and by then the leader has heard of it.
+// and no sooner than HOLD_MS after it was held: a node registers there before it reads the
+// stream, and by then the leader has heard of it.
 //
 // What this leaves: a removal held when its leader is lost stays in the stream, one message,
-// until its identifier is written again (replays apply it as a no-op). A node the leader may
+// until its identifier is written again (replays apply it as a no-op); the next checkpoint
+// does not report it again, as it reads only what came after the last one. A node the leader may
 // have stopped counting (its reports stopped for half the bucket's TTL: members.ts) rebuilds
 // its copy before it may lead (lib/leadership/node.ts). Once the leader is fenced it deletes
 // nothing more, but for the drain of a graceful stop.
@@ -39,7 +43,7 @@ export class RemovalDeletions {
     return this.held.length;
   }
 
-  /** The removal acknowledged at `seq` is to be deleted once no node can still need it. */
+  /** The removal at `seq`, covered by a checkpoint, is to be deleted once no node can still need it. */
   hold(seq: number): void {
     if (this.closed) return;
     this.held.push({ seq, at: performance.now() });

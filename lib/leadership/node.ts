@@ -40,6 +40,7 @@ import { StreamTail } from '../jetstream/tail.ts';
 import { isLeaseAborted, Lease } from '../lease/lease.ts';
 import { describeHolder } from '../lease/value.ts';
 import { applyRecord } from '../persistence/apply.ts';
+import { CheckpointSchedule, type CheckpointRunner } from './checkpoints.ts';
 import { LeaderJournal } from './leader-journal.ts';
 import { answerLocally } from './local-ops.ts';
 
@@ -55,6 +56,8 @@ export interface NodeParts {
   readonly subjects: ClusterSubjects;
   readonly leaseKv: KV;
   readonly members: Members;
+  /** Makes the cluster's checkpoints while this node leads (checkpoints.ts). */
+  readonly checkpoints: CheckpointRunner;
   readonly jobs: JobStore;
   readonly rules: RuleStore;
   readonly log: Logger;
@@ -89,10 +92,12 @@ export class ClusterNode {
   private reporter: NodeJS.Timeout | undefined;
   private lastSeq = 0;
   private leaderName: string | null = null;
+  private readonly checkpoints: CheckpointSchedule;
 
   constructor(parts: NodeParts) {
     this.p = parts;
     this.log = parts.log;
+    this.checkpoints = new CheckpointSchedule({ run: parts.checkpoints, cluster: parts.opts, log: parts.log });
     this.forwarder = new ForwardClient({
       nc: parts.nc, subject: forwardingSubject(parts.opts.name), log: parts.log,
       noLeaderWaitMs: 2 * parts.opts.leaseTtlMs + 2_000,
@@ -143,8 +148,13 @@ export class ClusterNode {
     this.reporter ??= setInterval(() => void this.report(), REPORT_MS).unref();
     this.p.members.rebuilding();
     if (!(await this.p.members.store(this.roleNow, 0))) throw new Error('this node could not report itself to the cluster before reading the stream');
-    const replay = await replayStream(nc, jsm, subjects, (rec) => applyRecord(jobs, rules, rec));
-    this.log.info({ records: replay.records, lastSeq: replay.lastSeq }, 'stream replayed');
+    const replay = await replayStream(nc, jsm, subjects, (rec) => applyRecord(jobs, rules, rec), () => {
+      jobs.clear();
+      rules.clear();
+    });
+    this.checkpoints.known(replay.checkpointSeq);
+    if (replay.checkpointError !== null) this.log.warn({ err: replay.checkpointError }, 'the checkpoint could not be read: the whole stream was');
+    this.log.info({ records: replay.records, lastSeq: replay.lastSeq, checkpointSeq: replay.checkpointSeq }, 'stream replayed');
     this.tail = new StreamTail({ js, stream: subjects.stream, afterSeq: replay.lastSeq, apply: (rec) => applyRecord(jobs, rules, rec), log: this.log });
   }
 
@@ -264,6 +274,10 @@ export class ClusterNode {
     // First, and alone: how long ago this node last said so decides whether its copy can be
     // trusted (members.ts), so a slow answer below must not hold it back.
     this.p.members.report(this.roleNow, this.applied);
+    const stream = this.stream;
+    if (this.roleNow === 'leader' && stream !== null) {
+      this.checkpoints.consider(stream.lastSeq, this.p.jobs.size + this.p.rules.size, (m) => this.stream?.holdRemovals(m.removals));
+    }
     try {
       const { state } = await this.p.jsm.streams.info(this.p.subjects.stream);
       this.lastSeq = state.last_seq;

@@ -3,7 +3,8 @@
 // the stream, created if absent -> the lease and nodes buckets -> the whole stream replayed
 // into the stores, then followed (lib/leadership/node.ts): the node starts as a follower,
 // serves its clients by forwarding to the leader, and competes for the lease once the primary
-// starts it. Compaction is the stream's own retention (the last message per subject).
+// starts it. Compaction is the stream's own retention (the last message per subject); the
+// leader also has checkpoints made (lib/leadership/checkpoints.ts), in the compaction child.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ClusterOptions } from '../cli.ts';
 import { StartupError } from '../errors.ts';
@@ -15,6 +16,7 @@ import { Members } from '../jetstream/members.ts';
 import { ensureStream } from '../jetstream/stream.ts';
 import { clusterSubjects } from '../jetstream/subjects.ts';
 import { openLeaseBucket } from '../lease/lease.ts';
+import type { CheckpointRunner } from '../leadership/checkpoints.ts';
 import { ClusterNode } from '../leadership/node.ts';
 import type { Storage } from './storage.ts';
 
@@ -39,9 +41,20 @@ async function untilJetStreamAnswers<T>(log: Logger, stopped: () => boolean, att
   }
 }
 
-export async function openClusterStorage(
-  opts: ClusterOptions, jobs: JobStore, rules: RuleStore, log: Logger, stopped: () => boolean,
-): Promise<Storage> {
+export interface ClusterStorageInputs {
+  readonly opts: ClusterOptions;
+  readonly jobs: JobStore;
+  readonly rules: RuleStore;
+  readonly log: Logger;
+  readonly stopped: () => boolean;
+  /** Makes the cluster's checkpoints (in the compaction child). */
+  readonly checkpoints: CheckpointRunner;
+  /** Ends what makes them, at the close. */
+  readonly closeCheckpoints: () => Promise<void>;
+}
+
+export async function openClusterStorage(inputs: ClusterStorageInputs): Promise<Storage> {
+  const { opts, jobs, rules, log, stopped, checkpoints } = inputs;
   const clog = log.child({ component: 'cluster' });
   const nc = await connectCluster({
     urls: opts.urls, credsFile: opts.credsFile, caFile: opts.caFile, name: opts.nodeName, log: clog, connectTimeoutMs: CONNECT_TIMEOUT_MS,
@@ -58,7 +71,7 @@ export async function openClusterStorage(
     clog.info('compression_interval has nothing to do in cluster mode: the stream keeps only the last record of each job and rule');
     const leaseKv = await untilJetStreamAnswers(clog, stopped, () => openLeaseBucket(nc, opts.name, opts.leaseTtlMs, opts.replicas, clog));
     const members = await untilJetStreamAnswers(clog, stopped, () => Members.open(nc, opts.name, opts.nodeName, opts.replicas, clog));
-    const started = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, jobs, rules, log: clog });
+    const started = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, checkpoints, jobs, rules, log: clog });
     node = started;
     await untilJetStreamAnswers(clog, stopped, () => started.rebuild());
     clog.info({ cluster: opts.name, node: opts.nodeName }, 'following the stream; a follower until it takes the lease');
@@ -74,11 +87,13 @@ export async function openClusterStorage(
       close: async () => {
         await started.close(); // the last writes awaited, the lease released when held
         await nc.close();
+        await inputs.closeCheckpoints();
       },
     };
   } catch (err) {
     node?.stopReporting();
     await nc.close();
+    await inputs.closeCheckpoints();
     if (err instanceof StartupError) throw err;
     throw new StartupError('cluster', 'ClusterError', (err as Error)?.message ?? String(err));
   }

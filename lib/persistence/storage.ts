@@ -4,6 +4,7 @@
 import type { ClusterOptions } from '../cli.ts';
 import type { Config } from '../config/schema.ts';
 import { openClusterStorage } from './cluster-storage.ts';
+import type { CheckpointRunner } from '../leadership/checkpoints.ts';
 import type { ClusterNode } from '../leadership/node.ts';
 import type { CompressionState } from '../domain/stat.ts';
 import { StartupError } from '../errors.ts';
@@ -44,6 +45,8 @@ export interface StorageInputs {
   readonly log: Logger;
   /** Runs logfile compactions (the primary's compaction child); closed at once when unused. */
   readonly folds: Folds;
+  /** Cluster mode: makes the cluster's checkpoints (the same child). */
+  readonly checkpoints: CheckpointRunner;
   /** True once a stop was requested: a wait for the cluster's lease gives up. */
   readonly stopped: () => boolean;
 }
@@ -52,8 +55,10 @@ export async function openStorage(inputs: StorageInputs): Promise<Storage> {
   const { config, jobs, rules, log, folds } = inputs;
   const db = config.database;
   if (inputs.cluster !== null) {
-    await folds.close();
-    return openClusterStorage(inputs.cluster, jobs, rules, log, inputs.stopped);
+    folds.start(); // spawned now, while this heap is small
+    return openClusterStorage({
+      opts: inputs.cluster, jobs, rules, log, stopped: inputs.stopped, checkpoints: inputs.checkpoints, closeCheckpoints: () => folds.close(),
+    });
   }
   if (db.persistence === 'memory') {
     await folds.close();

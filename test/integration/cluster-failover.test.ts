@@ -245,10 +245,13 @@ describe('cluster mode: several nodes, one leader, failover', function () {
 
   it('a follower stopped while the leader wrote thousands of records and removed jobs takes over with every acknowledged write and removal', async () => {
     nats = await startNats(bin, 3);
-    const first = await startNode(nats, { cluster: 'behind', name: 'node-a' });
+    // Checkpoints while node-b is stopped: the removals they cover may be deleted only once
+    // node-b has applied them.
+    const extra = ['--checkpoint-records', '100'];
+    const first = await startNode(nats, { cluster: 'behind', name: 'node-a', extra });
     nodes.push(first);
     await waitForLeader([first]);
-    const behind = await startNode(nats, { cluster: 'behind', name: 'node-b' });
+    const behind = await startNode(nats, { cluster: 'behind', name: 'node-b', extra });
     nodes.push(behind);
     const c = await client(first);
     await ok(c, 's0', 'SET before 4000000000000000000');
@@ -268,11 +271,24 @@ describe('cluster mode: several nodes, one leader, failover', function () {
     // node-b has applied this one's SET: its removal must stay in the stream until node-b has
     // applied it too, or node-b keeps the job (removal-deletions.ts).
     await ok(c, 'r0', 'REMOVE before');
+    // Enough after them (a quarter of the state) for a checkpoint that covers both removals.
+    const more = 2_500;
+    lines = '';
+    for (let i = 0; i < more; i++) lines += `m${i} SET behind.more.${i} 4000000000000000000\n`;
+    c.write(lines);
+    for (let i = 0; i < more; i++) expect(await c.collect(`m${i}`, 30_000)).to.deep.equal([`m${i} OK`]);
+    // `before` (seq 1), the SETs, `gone`, its removal, the removal of `before`: count + 4.
+    const covered = await first.waitForLog((r) => r['msg'] === 'checkpoint made' && Number(r['seq']) >= count + 4, 15_000);
+    // Covered, yet kept while node-b has not applied it: past the 2 s hold and a sweep, the
+    // removal of `before` is still in the stream (a wait for something that must not happen).
+    await new Promise((r) => setTimeout(r, 2_600));
+    const jsm = await jetstreamManager(await connectNats(nats.urls));
+    expect(await jsm.streams.getMessage('behind', { seq: count + 4 }), `the removal of "before" (checkpoint ${String(covered['seq'])})`).to.not.equal(null);
     behind.proc.kill('SIGCONT');
     expect((await first.stop()).code).to.equal(0);
     await waitForLeader([behind], 20_000);
     const present = await listed(await client(behind), 'behind.');
-    expect(present.size, 'acknowledged SETs on the new leader').to.equal(count);
+    expect(present.size, 'acknowledged SETs on the new leader').to.equal(count + more);
     const c2 = await client(behind);
     expect(await c2.request('g', 'GET gone', 10_000)).to.deep.equal(['g ERROR not_found job "gone" does not exist']);
     expect(await c2.request('g', 'GET before', 10_000)).to.deep.equal(['g ERROR not_found job "before" does not exist']);

@@ -56,7 +56,9 @@ describe('cluster mode: the log on a JetStream stream', function () {
 
   it('a restart replays the stream exactly: jobs, rules, removals and statuses', async () => {
     nats = await startNats(bin, 1);
-    const first = await start(clusterArgs(nats));
+    // A checkpoint after every record: the removals are deleted as soon as may be.
+    const args = clusterArgs(nats, ['--checkpoint-records', '1']);
+    const first = await start(args);
     expect(first.stderr.join('\n')).to.match(/compression_interval has nothing to do in cluster mode/);
     const c = await client(first);
     await lines(c, 'r1', 'RULE SET run. run. shell true');
@@ -73,21 +75,23 @@ describe('cluster mode: the log on a JetStream stream', function () {
     const rules = await lines(c, 'l', 'LISTRULES');
     expect((await lines(c, 'st', 'STAT')).find((l) => l.startsWith('persistence '))).to.equal('persistence jetstream');
     c.close();
+    // The removals leave nothing behind on the stream once a checkpoint covers them: 1 rule
+    // + 3 jobs, one message each.
+    const nc = await connect({ servers: nats.urls });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await waitFor(async () => (await jsm.streams.info('c1')).state.messages === 4, 15_000, 'the removals deleted');
+    } finally {
+      await nc.close();
+    }
     expect((await first.stop()).code).to.equal(0);
     daemons.splice(0);
-    const second = await start(clusterArgs(nats));
+    const second = await start(args);
+    expect(await second.waitForLog((r) => r['msg'] === 'stream replayed')).to.have.property('checkpointSeq').above(0);
     const c2 = await client(second);
     expect(await lines(c2, 'q', 'QUERY')).to.deep.equal(jobs);
     expect(await lines(c2, 'l', 'LISTRULES')).to.deep.equal(rules);
     expect(jobs.map((j) => j.split(' ')[0])).to.deep.equal(['later.1', 'nomatch.now', 'run.now']);
-    // The removals left nothing behind on the stream: 1 rule + 3 jobs, one message each.
-    const nc = await connect({ servers: nats.urls });
-    try {
-      const info = await (await jetstreamManager(nc)).streams.info('c1');
-      expect(info.state.messages).to.equal(4);
-    } finally {
-      await nc.close();
-    }
   });
 
   it('a restart whose last write was a removal (deleted from the stream) replays', async () => {

@@ -44,19 +44,20 @@ describe('cli', () => {
     expect(parseCli(['ctl', '--addr', 'h:1', 'job', 'ls'])).to.deep.equal({ mode: 'ctl', argv: ['--addr', 'h:1', 'job', 'ls'] });
   });
   it('reads the cluster flags, with their defaults', () => {
-    const run = parseCli(['--cluster', 'nats://u:p@127.0.0.1:4222,tls://h2:4223', '--cluster-name', 'prod', '--node-name', 'n1', '--cluster-replicas', '1', '--lease-ttl', '1500ms']);
+    const run = parseCli(['--cluster', 'nats://u:p@127.0.0.1:4222,tls://h2:4223', '--cluster-name', 'prod', '--node-name', 'n1', '--cluster-replicas', '1', '--lease-ttl', '1500ms', '--checkpoint-records', '500']);
     expect(run).to.deep.include({
-      cluster: { urls: ['nats://u:p@127.0.0.1:4222', 'tls://h2:4223'], credsFile: null, caFile: null, name: 'prod', nodeName: 'n1', replicas: 1, leaseTtlMs: 1500 },
+      cluster: { urls: ['nats://u:p@127.0.0.1:4222', 'tls://h2:4223'], credsFile: null, caFile: null, name: 'prod', nodeName: 'n1', replicas: 1, leaseTtlMs: 1500, checkpointRecords: 500 },
     });
     const defaults = parseCli(['--cluster', 'nats://127.0.0.1:4222']);
     expect(defaults).to.deep.include({ mode: 'run' });
-    expect((defaults as { cluster: { name: string; replicas: number; leaseTtlMs: number } }).cluster).to.include({ name: 'tickd', replicas: 3, leaseTtlMs: 3000 });
+    expect((defaults as { cluster: { name: string; replicas: number; leaseTtlMs: number } }).cluster).to.include({ name: 'tickd', replicas: 3, leaseTtlMs: 3000, checkpointRecords: 10_000 });
     expect(parseCli(['--lease-ttl', '2s', '--cluster', 'nats://h:1'])).to.have.nested.property('cluster.leaseTtlMs', 2000);
   });
   for (const argv of [
     ['--cluster', 'http://h:1'], ['--cluster', 'nats://h:1/path'], ['--cluster', 'nats://h:1', '--cluster-name', 'a.b'],
     ['--cluster', 'nats://h:1', '--cluster-replicas', '6'], ['--cluster', 'nats://h:1', '--lease-ttl', '100ms'],
     ['--cluster', 'nats://h:1', '--lease-ttl', '3'], ['--cluster-name', 'x'], ['--lease-ttl', '3s'],
+    ['--cluster', 'nats://h:1', '--checkpoint-records', '0'], ['--cluster', 'nats://h:1', '--checkpoint-records', '1000000001'], ['--checkpoint-records', '5'],
   ]) {
     it(`usage error for ${argv.join(' ')}`, () => expect(parseCli(argv).mode).to.equal('usage-error'));
   }
