@@ -199,9 +199,10 @@ export async function makeCheckpoint(opts: ClusterOptions): Promise<CheckpointMa
     urls: opts.urls, credsFile: opts.credsFile, caFile: opts.caFile, name: `${opts.nodeName}/checkpoint`,
     log: silentLogger(), connectTimeoutMs: CONNECT_TIMEOUT_MS,
   });
-  await removeLeftovers();
-  const dir = await mkdtemp(join(tmpdir(), `${TEMP_PREFIX}${process.pid}-`));
+  let dir: string | null = null;
   try {
+    await removeLeftovers();
+    dir = await mkdtemp(join(tmpdir(), `${TEMP_PREFIX}${process.pid}-`));
     const jsm = await jetstreamManager(nc);
     const subjects = clusterSubjects(opts.name);
     const names = checkpointNames(opts.name);
@@ -211,17 +212,19 @@ export async function makeCheckpoint(opts: ClusterOptions): Promise<CheckpointMa
     const base = await readHead(jsm, names, created);
     if ((base.head?.seq ?? 0) >= state.last_seq) return null;
     const peers = streamPeers(info);
-    const foldFrom = (from: CheckpointHead | null, attempt: string): Promise<Folded> => foldHistory({
-      nc, jsm, names, from, stream: subjects.stream, first: Math.max(state.first_seq, (from?.seq ?? 0) + 1), last: state.last_seq, peers, dir: join(dir, attempt),
+    const foldFrom = (from: CheckpointHead | null, into: string): Promise<Folded> => foldHistory({
+      nc, jsm, names, from, stream: subjects.stream, first: Math.max(state.first_seq, (from?.seq ?? 0) + 1), last: state.last_seq, peers, dir: into,
     });
     let folded: Folded;
+    const onLast = join(dir, 'on-last');
     try {
-      folded = await foldFrom(base.head, 'on-last');
+      folded = await foldFrom(base.head, onLast);
     } catch (err) {
       // The last checkpoint unreadable (damaged, or replaced meanwhile): from the whole stream,
       // which is right on its own. Gone for good it would otherwise stop every later one.
       if (base.head === null) throw err;
-      folded = await foldFrom(null, 'whole');
+      await rm(onLast, { recursive: true, force: true });
+      folded = await foldFrom(null, join(dir, 'whole'));
     }
     const max = Math.min(CHUNK_BYTES, Math.floor(nc.info!.max_payload / 2));
     const head = await writeCheckpoint(jetstream(nc), jsm, names, { seq: state.last_seq, created }, base, {
@@ -229,7 +232,7 @@ export async function makeCheckpoint(opts: ClusterOptions): Promise<CheckpointMa
     });
     return head === null ? null : { seq: head.seq, records: head.records, bytes: head.bytes, read: folded.read, removals: folded.removals };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    if (dir !== null) await rm(dir, { recursive: true, force: true });
     await nc.close();
   }
 }

@@ -7,9 +7,14 @@
 // machine. A checkpoint delivers the bulk of the state in chunks of CHUNK_BYTES.
 //
 // Layout: the chunks of a checkpoint under `<cp>.c.<id>.<index>`, then its head, a JSON
-// object under `<cp>.head`: {seq: S, created: the main stream's creation time, id, first and
-// last: the checkpoint stream's sequences of its first and last chunk, chunks, bytes,
+// object under `<cp>.head`: {seq: S, created: the main stream's creation time, id, seqs: the
+// checkpoint stream's sequences of its chunks, first and last of them, chunks, bytes,
 // records}. The stream keeps one message per subject, so a new head replaces the old.
+//
+// Chunks are removed by their sequences, not purged: nats-server 2.9 moves every consumer of
+// a stream past a purge's bound (even past the end, for a filtered purge that leaves nothing
+// matching), so a reader of the current checkpoint would find it cut short. Only chunks left
+// by a maker that failed are purged, rarely.
 //
 // Invariants:
 // - A head is published only if the head it was built on is still the last one (compare and
@@ -22,17 +27,16 @@
 //   messages after S, is the whole state, provided the head did not move while they were read.
 // - A checkpoint of another incarnation of the main stream (deleted and made again) does not
 //   count: its `created` differs.
-import { JetStreamApiError, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 import { nuid, type NatsConnection } from '@nats-io/transport-node';
 import type { LogRecord } from '../engine/journal.ts';
 import { forEachFrame } from '../logfile/frames.ts';
+import { isStreamNotFound, isWrongLastSequence } from './api-errors.ts';
 import { scanStream } from './stream-scan.ts';
 import { streamPeers } from './stream.ts';
 
 /** Chunks are cut at frame boundaries below this (and below half the server's max_payload). */
 export const CHUNK_BYTES = 256 * 1024;
-const STREAM_NOT_FOUND = 10059;
-const WRONG_LAST_SEQUENCE = [10071, 10164];
 /** Chunks published at once. */
 const WINDOW = 8;
 
@@ -40,6 +44,7 @@ export interface CheckpointHead {
   readonly seq: number;
   readonly created: string;
   readonly id: string;
+  readonly seqs: readonly number[];
   readonly first: number;
   readonly last: number;
   readonly chunks: number;
@@ -77,17 +82,9 @@ export function checkpointNames(cluster: string): CheckpointNames {
   };
 }
 
-/** A checkpoint that changed or went away while it was being read: read again. */
+/** A checkpoint read incomplete: replaced while it was read (read again), or damaged. */
 export class CheckpointMovedError extends Error {
   override readonly name = 'CheckpointMovedError';
-}
-
-function isStreamNotFound(err: unknown): boolean {
-  return err instanceof JetStreamApiError && err.code === STREAM_NOT_FOUND;
-}
-
-export function isWrongLastSequence(err: unknown): boolean {
-  return err instanceof JetStreamApiError && WRONG_LAST_SEQUENCE.includes(err.code);
 }
 
 export async function ensureCheckpointStream(jsm: JetStreamManager, names: CheckpointNames, replicas: number): Promise<void> {
@@ -103,8 +100,9 @@ export async function ensureCheckpointStream(jsm: JetStreamManager, names: Check
 function parseHead(m: StoredMsg): CheckpointHead | null {
   try {
     const h = m.json<CheckpointHead>();
-    const ints = [h.seq, h.first, h.last, h.chunks, h.bytes, h.records];
+    const ints = [h.seq, h.first, h.last, h.chunks, h.bytes, h.records, ...(Array.isArray(h.seqs) ? h.seqs : [-1])];
     if (!ints.every((n) => Number.isSafeInteger(n) && n >= 0) || typeof h.id !== 'string' || typeof h.created !== 'string') return null;
+    if (h.seqs.length !== h.chunks) return null;
     return h;
   } catch {
     return null;
@@ -147,7 +145,7 @@ export async function scanCheckpoint(
     });
   }
   if (chunks !== head.chunks || bytes !== head.bytes) {
-    throw new CheckpointMovedError(`checkpoint ${head.id}: read ${chunks} of its ${head.chunks} chunks (it was replaced meanwhile)`);
+    throw new CheckpointMovedError(`checkpoint ${head.id}: read ${chunks} of its ${head.chunks} chunks (${bytes} of ${head.bytes} bytes)`);
   }
 }
 
@@ -170,10 +168,16 @@ export interface CheckpointContent {
   readonly records: number;
 }
 
+/** Deletes messages of the checkpoint stream by sequence; one already gone is no error. */
+async function deleteChunks(jsm: JetStreamManager, names: CheckpointNames, seqs: readonly number[]): Promise<void> {
+  await Promise.all(seqs.map((seq) => jsm.streams.deleteMessage(names.stream, seq, false).catch(() => {})));
+}
+
 /**
  * Publishes a checkpoint of the stream up to `seq` and makes it the head, if `base` (the
- * head it was built on) is still the last one. Returns the new head, or null when
- * another checkpoint won (this one's chunks are then removed). Older chunks are purged.
+ * head it was built on) is still the last one. Returns the new head, or null when another
+ * checkpoint won (this one's chunks are then deleted). The replaced checkpoint's chunks are
+ * deleted.
  */
 export async function writeCheckpoint(
   js: JetStreamClient, jsm: JetStreamManager, names: CheckpointNames,
@@ -182,32 +186,44 @@ export async function writeCheckpoint(
   const id = nuid.next();
   const acks: Promise<number>[] = [];
   let bytes = 0;
-  let index = 0;
-  const window: Promise<number>[] = [];
-  for await (const chunk of content.chunks) {
-    const ack = js.publish(names.chunk(id, index++), chunk).then((a) => a.seq);
-    acks.push(ack);
-    window.push(ack);
-    bytes += chunk.length;
-    if (window.length >= WINDOW) await window.shift();
+  let seqs: number[];
+  try {
+    const window: Promise<number>[] = [];
+    for await (const chunk of content.chunks) {
+      const ack = js.publish(names.chunk(id, acks.length), chunk).then((a) => a.seq);
+      ack.catch(() => {}); // every one is awaited below; none may be an unhandled rejection meanwhile
+      acks.push(ack);
+      window.push(ack);
+      bytes += chunk.length;
+      if (window.length >= WINDOW) await window.shift();
+    }
+    seqs = await Promise.all(acks);
+  } catch (err) {
+    const stored = (await Promise.allSettled(acks)).flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    await deleteChunks(jsm, names, stored);
+    throw err;
   }
-  const seqs = await Promise.all(acks);
   const head: CheckpointHead = {
-    seq: at.seq, created: at.created, id, first: seqs[0] ?? 0, last: seqs.at(-1) ?? 0, chunks: seqs.length, bytes, records: content.records,
+    seq: at.seq, created: at.created, id, seqs, first: seqs[0] ?? 0, last: seqs.at(-1) ?? 0, chunks: seqs.length, bytes, records: content.records,
   };
   let headSeq: number;
   try {
     headSeq = (await js.publish(names.head, JSON.stringify(head), { expect: { lastSubjectSequence: base.rev } })).seq;
   } catch (err) {
-    await jsm.streams.purge(names.stream, { filter: names.chunks(id) }).catch(() => {});
-    if (isWrongLastSequence(err)) return null;
-    throw err;
+    // Not refused (a timeout, say): the head may be stored all the same, so its chunks stay;
+    // if it was not, the next checkpoint's clean-up takes them.
+    if (!isWrongLastSequence(err)) throw err;
+    await deleteChunks(jsm, names, seqs);
+    return null;
   }
-  // Every chunk before this checkpoint's: the last one's, and any a lost maker left. A purge
-  // moves this stream's consumers past its sequence: a reader of an older checkpoint then
-  // sees it incomplete and reads again, as it must. nats-server 2.9 takes a bound of 1 for
-  // no bound at all (it purged this checkpoint's own chunks): there is nothing before 1.
-  const before = head.chunks > 0 ? head.first : headSeq;
-  if (before > 1) await jsm.streams.purge(names.stream, { filter: names.allChunks, seq: before });
+  if (base.head !== null) await deleteChunks(jsm, names, base.head.seqs);
+  const { state } = await jsm.streams.info(names.stream);
+  if (state.messages > head.chunks + 1) {
+    // Chunks a failed maker left (or another maker's, being published after this one's:
+    // untouched, being later).
+    const before = head.chunks > 0 ? head.first : headSeq;
+    // nats-server 2.9 takes a bound of 1 for no bound at all: there is nothing before 1.
+    if (before > 1) await jsm.streams.purge(names.stream, { filter: names.allChunks, seq: before });
+  }
   return head;
 }

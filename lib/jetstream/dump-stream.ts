@@ -10,7 +10,8 @@
 // The stream keeps one message per subject, so its dump is already compact; --compact folds
 // it anyway (frames.ts foldRecord, as for a logfile), which drops a removal caught on the
 // stream before its deletion and otherwise changes nothing.
-import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { isStreamNotFound } from './api-errors.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterOptions } from '../cli.ts';
 import { silentLogger } from '../log.ts';
@@ -32,9 +33,7 @@ export function connectOffline(cluster: ClusterOptions, name: string): Promise<N
   });
 }
 
-export function isStreamNotFound(err: unknown): boolean {
-  return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound;
-}
+export { isStreamNotFound };
 
 export interface StreamDumpArgs {
   readonly cluster: ClusterOptions;

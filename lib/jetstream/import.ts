@@ -12,7 +12,8 @@
 //    and `dump --compact` do): in order of last write, removed entries gone. So the stream ends
 //    up holding what `tickd dump LOGFILE --compact` prints, in the same order.
 // 3. The stream is created if absent (ensureStream: --cluster-replicas, capped at what NATS
-//    can hold), and the import is refused if it holds any message.
+//    can hold), and the import is refused if it holds any message. The cluster's checkpoint
+//    stream, if any (of what the stream held before it was emptied), is deleted.
 // 4. The records go through the leader's own journal (journal.ts StreamJournal): the same
 //    subjects and payload bytes, pipelined in windows of WINDOW, every publish expecting the
 //    sequence before it, starting at the stream's last sequence (an emptied stream has one),
@@ -37,6 +38,7 @@ import { exists, isNotFound, toCompressPath } from '../logfile/fsutil.ts';
 import { LogfileCorruptError, scanFile } from '../logfile/replay.ts';
 import { connectOffline, isStreamNotFound } from './dump-stream.ts';
 import { showUrls } from './connect.ts';
+import { checkpointNames } from './checkpoint.ts';
 import { StreamJournal } from './journal.ts';
 import { ensureStream } from './stream.ts';
 import { clusterSubjects } from './subjects.ts';
@@ -148,6 +150,8 @@ async function publishAll(nc: NatsConnection, cluster: ClusterOptions, records: 
     throw new ImportError(`${where} is not empty (${state.messages} messages, last sequence ${state.last_seq}): nothing imported; `
       + 'import only into a new or empty stream, with the cluster\'s nodes stopped');
   }
+  // A checkpoint of what an emptied stream held (its creation time kept) is not its state.
+  await jsm.streams.delete(checkpointNames(cluster.name).stream).catch((e: unknown) => { if (!isStreamNotFound(e)) throw e; });
   const journal = new StreamJournal({
     js: jetstream(nc), jsm, subjects, lastSeq: state.last_seq, writerId: `import/${hostname()}/${process.pid}/${randomUUID()}`,
     log: silentLogger(), onFenced: () => {},

@@ -26,6 +26,7 @@ import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from '
 import type { Logger } from '../log.ts';
 import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
 import { NotWritingError, type Journal, type LogRecord } from '../engine/journal.ts';
+import { isWrongLastSequence as wrongLastSequence } from './api-errors.ts';
 import { RemovalDeletions } from './removal-deletions.ts';
 import type { ClusterSubjects } from './subjects.ts';
 
@@ -33,7 +34,6 @@ import type { ClusterSubjects } from './subjects.ts';
 export const PUBLISH_DEADLINE_MS = 10_000;
 const ATTEMPT_TIMEOUT_MS = 2_000;
 const RETRY_PAUSE_MS = 100;
-const WRONG_LAST_SEQUENCE = [10071, 10164];
 const SEQUENCE_NOT_FOUND = 10043;
 const DELETE_FAILED = 10057;
 
@@ -43,9 +43,6 @@ function alreadyGone(err: unknown): boolean {
   return err.code === SEQUENCE_NOT_FOUND || (err.code === DELETE_FAILED && /no message found/i.test(err.message));
 }
 
-function wrongLastSequence(err: unknown): boolean {
-  return err instanceof JetStreamApiError && WRONG_LAST_SEQUENCE.includes(err.code);
-}
 
 export interface StreamJournalOptions {
   readonly js: JetStreamClient;

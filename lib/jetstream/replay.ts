@@ -14,10 +14,11 @@
 //
 // Where a read stops: at the stream's last sequence as it was when the read started, or
 // earlier at a message after which the consumer has nothing pending. The last sequence may
-// name a message that is gone: the journal deletes a removal once acknowledged, so a stream
-// whose last write was a removal ends on a deleted sequence that is never delivered. For the
-// same reason (messages deleted between the look at the stream and their delivery) a read
-// that waits IDLE_MS without a message asks the server whether anything is pending at all.
+// name a message that is gone: the leader deletes removals (once a checkpoint covers them),
+// so a stream whose last write was a removal may end on a deleted sequence that is never
+// delivered. For the same reason (messages deleted between the look at the stream and their
+// delivery) a read that waits IDLE_MS without a message asks the server whether anything is
+// pending at all.
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { decodePayload } from '../logfile/codec.ts';
@@ -54,8 +55,8 @@ export interface StreamReplay {
   readonly checkpointError: string | null;
 }
 
-/** Reads again after a checkpoint moved under a replay this many times before giving up. */
-const MOVED_TRIES = 5;
+/** Replays from a checkpoint that moved under them before the whole stream is read instead. */
+const MOVED_TRIES = 3;
 
 /**
  * The daemon's replay: the cluster's checkpoint (checkpoint.ts), if any, then every record of
@@ -63,9 +64,11 @@ const MOVED_TRIES = 5;
  * identifier (of which the stream holds one; see stream-scan.ts); the sequence to write (or
  * follow) after. If a new checkpoint was made while this read (the leader may then have
  * deleted removals after the one read), `restart` empties what onRecord filled and all is
- * read again. If the checkpoint cannot be read (its stream unavailable, a chunk that does
- * not decode), the whole stream is read instead: read whole, it is right without one (a
- * deleted removal took its identifier's last other record with it).
+ * read again. If the checkpoint cannot be read (its stream unavailable, a chunk missing or
+ * that does not decode) or keeps moving (a leader making them faster than this reads), the
+ * whole stream is read instead: read whole, it is right without one (a deleted removal took
+ * its identifier's last other record with it, and none is deleted while this node, which
+ * said so before reading, has not applied it).
  */
 export async function replayStream(
   nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void, restart: () => void = () => {},
@@ -76,7 +79,8 @@ export async function replayStream(
       return await replayOnce(nc, jsm, subjects, onRecord, checkpointError);
     } catch (err) {
       if (err instanceof CheckpointUnreadableError) checkpointError = err.message;
-      else if (!(err instanceof CheckpointMovedError) || tries >= MOVED_TRIES) throw err;
+      else if (!(err instanceof CheckpointMovedError)) throw err;
+      else if (tries >= MOVED_TRIES) checkpointError = `a new checkpoint was made during each of ${tries} replays`;
       restart();
     }
   }
@@ -90,15 +94,23 @@ async function replayOnce(
   const { stream } = subjects;
   const info = await jsm.streams.info(stream);
   const { state } = info;
-  const names = checkpointNames(stream);
+  const names = checkpointNames(stream); // a cluster's stream is named after it (subjects.ts)
   const unreadable = (err: unknown): never => {
     if (err instanceof CheckpointMovedError) throw err;
     throw new CheckpointUnreadableError((err as Error)?.message ?? String(err));
   };
   const base = checkpointError === null ? await readHead(jsm, names, info.created).catch(unreadable) : null;
-  const head = base !== null && base.head !== null && base.head.seq <= state.last_seq ? base.head : null;
+  // An emptied stream (purged by hand) keeps its creation time: its old checkpoint is not its state.
+  const head = base !== null && base.head !== null && base.head.seq <= state.last_seq && state.messages > 0 ? base.head : null;
+  // Moved: a new head. Or not (chunks lost, or a head stored without them): unreadable.
+  const moved = async (): Promise<boolean> => (await readHead(jsm, names, info.created).catch(() => base!)).rev !== base!.rev;
   let records = 0;
-  if (head !== null) records += await readCheckpoint(nc, jsm, names, head, (rec) => onRecord(rec, head.seq)).catch(unreadable);
+  if (head !== null) {
+    records += await readCheckpoint(nc, jsm, names, head, (rec) => onRecord(rec, head.seq)).catch(async (err: unknown) => {
+      if (err instanceof CheckpointMovedError && !(await moved())) throw new CheckpointUnreadableError(err.message);
+      return unreadable(err);
+    });
+  }
   const first = Math.max(state.first_seq, (head?.seq ?? 0) + 1);
   const peers = streamPeers(info);
   const parts = Math.max(1, Math.min(REPLAY_PARTS, Math.floor((state.last_seq - first + 1) / MIN_RANGE)));
@@ -113,7 +125,8 @@ async function replayOnce(
       onRecord(rec, seq);
     });
   }
-  if (head !== null && (await readHead(jsm, names, info.created).catch(unreadable)).rev !== base!.rev) {
+  // Unanswered: as if moved (read again) rather than trust a read that may have missed a removal.
+  if (head !== null && (await readHead(jsm, names, info.created).catch(() => null))?.rev !== base!.rev) {
     throw new CheckpointMovedError('a checkpoint was made during the replay');
   }
   return { records, lastSeq: state.last_seq, checkpointSeq: head?.seq ?? 0, checkpointError };

@@ -4,16 +4,15 @@
 // Replicas: as asked when tickd creates the stream, lowered (with a warning) to what the NATS
 // deployment can hold; an existing stream is used as it is.
 import { JetStreamApiError, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
+import { isStreamNotFound } from './api-errors.ts';
 import type { Logger } from '../log.ts';
 import type { ClusterSubjects } from './subjects.ts';
-
-const STREAM_NOT_FOUND = 10059;
 
 export async function ensureStream(jsm: JetStreamManager, subjects: ClusterSubjects, replicas: number, log: Logger): Promise<StreamInfo> {
   try {
     return await jsm.streams.info(subjects.stream);
   } catch (err) {
-    if (!(err instanceof JetStreamApiError) || err.code !== STREAM_NOT_FOUND) throw err;
+    if (!isStreamNotFound(err)) throw err;
   }
   for (let r = replicas; ; r--) {
     try {

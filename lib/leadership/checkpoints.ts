@@ -56,7 +56,8 @@ export class CheckpointSchedule {
     this.running = true;
     const started = performance.now();
     this.o.run(this.o.cluster).then((m) => {
-      // Null: another node's checkpoint won, or covers this much already.
+      // Null: none was made (nothing new, or another maker's won): counted from here, as a
+      // guess at where that one is, so that the next try comes an interval later.
       this.known(m?.seq ?? lastSeq);
       if (m === null) return;
       this.o.log.info({ seq: m.seq, records: m.records, bytes: m.bytes, read: m.read, removals: m.removals.length, ms: Math.round(performance.now() - started) }, 'checkpoint made');

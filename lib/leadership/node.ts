@@ -137,7 +137,7 @@ export class ClusterNode {
     };
   }
 
-  /** Builds the copy from the whole stream and starts following it (start-up, and after a step-down). */
+  /** Builds the copy from the stream (its checkpoint, then the rest) and starts following it (start-up, and after a step-down). */
   async rebuild(): Promise<void> {
     const { nc, js, jsm, subjects, jobs, rules } = this.p;
     await this.tail?.stop();

@@ -4,6 +4,8 @@
 // exactly what a replay of the whole stream gives; a head is replaced only by compare-and-set;
 // a replay during which a checkpoint is made reads again.
 import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import sinon from 'sinon';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -14,6 +16,7 @@ import { tempDir } from '../helpers/tmp.ts';
 import type { ClusterOptions } from '../../lib/cli.ts';
 import { checkpointNames, readHead, writeCheckpoint } from '../../lib/jetstream/checkpoint.ts';
 import { makeCheckpoint } from '../../lib/jetstream/checkpoint-make.ts';
+import { runImport } from '../../lib/jetstream/import.ts';
 import { connectCluster } from '../../lib/jetstream/connect.ts';
 import { replayStream } from '../../lib/jetstream/replay.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
@@ -152,7 +155,7 @@ describe('cluster checkpoints', function () {
     await jsm.streams.purge(names.stream, { filter: names.chunks(head!.id) });
     const chunk = Buffer.alloc(head!.bytes, 0xff);
     const at = (await js.publish(names.chunk(head!.id, 0), chunk)).seq;
-    await js.publish(names.head, JSON.stringify({ ...head, first: at, last: at }));
+    await js.publish(names.head, JSON.stringify({ ...head, seqs: [at], first: at, last: at }));
     let restarts = 0;
     const r = await replayed(nc, jsm, () => restarts++);
     expect(restarts).to.equal(1);
@@ -160,12 +163,83 @@ describe('cluster checkpoints', function () {
     expect(r.state.size).to.equal(19);
     expect(r.state.has('j:d.3')).to.equal(false);
     expect((await replayStream(nc, jsm, subjects, () => {})).checkpointError).to.match(/frame length|does not decode/);
+    // Its chunks gone, the head unchanged (a head stored while its maker saw a timeout, a
+    // lost replica): no amount of reading again helps, the whole stream is read.
+    const { head: damaged } = await readHead(jsm, names, created);
+    for (const seq of damaged!.seqs) await jsm.streams.deleteMessage(names.stream, seq);
+    const lost = await replayStream(nc, jsm, subjects, () => {});
+    expect(lost, '19 jobs and the removal of d.3').to.include({ checkpointSeq: 0, records: 20 });
+    expect(lost.checkpointError).to.match(/read 0 of its 1 chunks/);
     // The next checkpoint, unable to build on it, is made from the whole stream.
     await publish(job('d.20', 20n));
     expect(await makeCheckpoint(opts)).to.include({ seq: 22, records: 20 });
     const again = await replayed(nc, jsm);
     expect(again.checkpointSeq).to.equal(22);
     expect(again.state.size).to.equal(20);
+  });
+
+  it('a replay under checkpoints made faster than it reads gives up on them and reads the whole stream', async () => {
+    await makeStream();
+    for (let i = 0; i < 30; i++) await publish(job(`f.${i}`, BigInt(i)));
+    await makeCheckpoint(opts);
+    const get = jsm.streams.getMessage.bind(jsm.streams);
+    let calls = 0;
+    let written = 30;
+    sinon.stub(jsm.streams, 'getMessage').callsFake(async (stream, query) => {
+      if (++calls % 2 === 0) { // every replay's second look at the head: a new one each time
+        await publish(job(`f.${written++}`, 1n));
+        await makeCheckpoint(opts);
+      }
+      return get(stream, query);
+    });
+    let restarts = 0;
+    const r = await replayed(nc, jsm, () => restarts++);
+    expect(restarts).to.equal(3);
+    expect(r.checkpointSeq).to.equal(0);
+    expect(r.state.size).to.equal(written);
+  });
+
+  it('a checkpoint whose chunk publish fails leaves no chunk and no unhandled rejection', async () => {
+    await makeStream();
+    const created = (await jsm.streams.info(subjects.stream)).created;
+    await makeCheckpoint(opts); // the checkpoint stream, empty
+    await jsm.streams.purge(names.stream);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (err: unknown) => unhandled.push(err);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let n = 0;
+      const failing = { publish: (subject: string, data: Uint8Array) => (n++ === 3 ? Promise.reject(new Error('no answer')) : js.publish(subject, data)) } as unknown as JetStreamClient;
+      const frame = Buffer.from(encodeRecord(job('c', 1n)));
+      const chunks = (async function* () { for (let i = 0; i < 20; i++) yield frame; })();
+      const base = await readHead(jsm, names, created);
+      let failed: unknown = null;
+      await writeCheckpoint(failing, jsm, names, { seq: 1, created }, base, { chunks, records: 20 }).catch((err: unknown) => { failed = err; });
+      expect(String(failed)).to.match(/no answer/);
+      await new Promise((r) => setTimeout(r, 50)); // unhandled rejections are reported after a turn
+      expect(unhandled).to.deep.equal([]);
+      expect((await jsm.streams.info(names.stream)).state.messages, 'chunks left').to.equal(0);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('an emptied stream does not take its old checkpoint, and an import into it removes that', async () => {
+    await makeStream();
+    for (let i = 0; i < 10; i++) await publish(job(`e.${i}`, BigInt(i)));
+    await makeCheckpoint(opts);
+    await jsm.streams.purge(subjects.stream); // emptied by hand: its creation time stays
+    const empty = await replayed(nc, jsm);
+    expect([empty.checkpointSeq, empty.state.size]).to.deep.equal([0, 0]);
+    const dir = tempDir();
+    const logfile = join(dir, 'logfile');
+    writeFileSync(logfile, Buffer.concat([encodeRecord(job('imported.1', 5n))]));
+    const out: string[] = [];
+    const sink = { write: (t: string) => out.push(t) } as unknown as NodeJS.WritableStream;
+    expect(await runImport([logfile, '--cluster', nats.urls, '--cluster-name', NAME], sink, sink), out.join('')).to.equal(0);
+    expect((await readHead(jsm, names, (await jsm.streams.info(subjects.stream)).created)).rev, 'the old head').to.equal(0);
+    const after = await replayed(nc, jsm);
+    expect([...after.state.keys()]).to.deep.equal(['j:imported.1']);
   });
 
   it('a replay during which a new checkpoint is made reads everything again', async () => {
