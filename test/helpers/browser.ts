@@ -81,6 +81,7 @@ export class PageWatch {
   readonly unexpected: string[] = [];
   readonly requests: string[] = [];
   private readonly expected: Array<{ pattern: RegExp; seen: boolean }> = [];
+  private closing = false;
 
   constructor(page: Page) {
     page.on('console', (msg) => {
@@ -88,7 +89,20 @@ export class PageWatch {
     });
     page.on('pageerror', (err) => this.problem(`page error: ${err.stack ?? err.message}`));
     page.on('request', (req) => this.requests.push(req.url()));
-    page.on('requestfailed', (req) => this.problem(`request failed: ${req.method()} ${req.url()} (${req.failure()?.errorText ?? 'unknown'})`));
+    page.on('requestfailed', (req) => {
+      const why = req.failure()?.errorText ?? 'unknown';
+      if (this.closing && why === 'net::ERR_ABORTED') return;
+      this.problem(`request failed: ${req.method()} ${req.url()} (${why})`);
+    });
+  }
+
+  /**
+   * Runs `close` (of the page or its context): a request it cuts short on the way (a periodic
+   * refresh in flight, seen in a full run) is the test's doing, not the page's.
+   */
+  async closeWith(close: () => Promise<void>): Promise<void> {
+    this.closing = true;
+    await close();
   }
 
   /** The next problem matching `pattern` is intended (one per call). */

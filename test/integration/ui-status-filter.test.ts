@@ -81,7 +81,7 @@ describe('web console: signed-in line and status filter in Chromium', function (
 
   afterEach(async () => {
     const pages = open.splice(0);
-    for (const { close } of pages) await close();
+    for (const { close, watch } of pages) await watch.closeWith(close);
     for (const { watch } of pages) {
       expect(watch.unexpected, 'browser errors').to.deep.equal([]);
       expect(watch.unmet(), 'provoked errors that never showed').to.deep.equal([]);
