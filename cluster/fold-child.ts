@@ -31,9 +31,9 @@ async function fold(src: string, dst: string): Promise<FromFoldChild> {
   }
 }
 
-async function checkpoint(cluster: ClusterOptions): Promise<FromFoldChild> {
+async function checkpoint(cluster: ClusterOptions, whole: boolean): Promise<FromFoldChild> {
   try {
-    return { t: 'checkpointed', made: await makeCheckpoint(cluster) };
+    return { t: 'checkpointed', made: await makeCheckpoint(cluster, whole) };
   } catch (err) {
     return { t: 'checkpoint-failed', message: (err as Error)?.message ?? String(err) };
   }
@@ -58,7 +58,7 @@ process.on('message', async (msg: ToFoldChild) => {
       collect(); // the fold's map and buffers are garbage now: give the memory back while idle
       return;
     case 'checkpoint':
-      send(await checkpoint(msg.cluster));
+      send(await checkpoint(msg.cluster, msg.whole));
       collect();
       return;
     default: {

@@ -125,9 +125,9 @@ export class FoldProcess implements Folds {
   };
 
   /** Makes the cluster's checkpoint (lib/jetstream/checkpoint-make.ts) in the child. */
-  readonly checkpoint: CheckpointRunner = (cluster) => {
+  readonly checkpoint: CheckpointRunner = (cluster, whole) => {
     if (this.closed || this.waiting !== null) return Promise.reject(new Error(this.closed ? 'the fold process is closed' : 'the child is busy'));
-    const job: ToFoldChild = { t: 'checkpoint', cluster };
+    const job: ToFoldChild = { t: 'checkpoint', cluster, whole };
     const result = new Promise<CheckpointMade | null>((resolve, reject) => { this.waiting = { job, resolve: resolve as Waiting['resolve'], reject }; });
     this.send(job);
     return result;

@@ -11,7 +11,7 @@ import type { FoldResult } from '../../lib/logfile/fold.ts';
 
 export type ToFoldChild =
   | { readonly t: 'fold'; readonly src: string; readonly dst: string }
-  | { readonly t: 'checkpoint'; readonly cluster: ClusterOptions };
+  | { readonly t: 'checkpoint'; readonly cluster: ClusterOptions; readonly whole: boolean };
 
 export type FromFoldChild =
   | { readonly t: 'ready' }

@@ -192,9 +192,11 @@ async function foldHistory(o: FoldSource): Promise<Folded> {
 
 /**
  * A new checkpoint of the cluster's stream up to its last sequence now; null when there is
- * nothing new since the last one, or another maker's checkpoint won meanwhile.
+ * nothing new since the last one, or another maker's checkpoint won meanwhile. `whole`: from
+ * the whole stream rather than the last checkpoint and what follows it, so that every removal
+ * still in the stream is reported, those a lost leader never deleted too.
  */
-export async function makeCheckpoint(opts: ClusterOptions): Promise<CheckpointMade | null> {
+export async function makeCheckpoint(opts: ClusterOptions, whole = false): Promise<CheckpointMade | null> {
   const nc = await connectCluster({
     urls: opts.urls, credsFile: opts.credsFile, caFile: opts.caFile, name: `${opts.nodeName}/checkpoint`,
     log: silentLogger(), connectTimeoutMs: CONNECT_TIMEOUT_MS,
@@ -218,11 +220,11 @@ export async function makeCheckpoint(opts: ClusterOptions): Promise<CheckpointMa
     let folded: Folded;
     const onLast = join(dir, 'on-last');
     try {
-      folded = await foldFrom(base.head, onLast);
+      folded = await foldFrom(whole ? null : base.head, onLast);
     } catch (err) {
       // The last checkpoint unreadable (damaged, or replaced meanwhile): from the whole stream,
       // which is right on its own. Gone for good it would otherwise stop every later one.
-      if (base.head === null) throw err;
+      if (whole || base.head === null) throw err;
       await rm(onLast, { recursive: true, force: true });
       folded = await foldFrom(null, join(dir, 'whole'));
     }

@@ -10,11 +10,11 @@
 // stream, and by then the leader has heard of it.
 //
 // What this leaves: a removal held when its leader is lost stays in the stream, one message,
-// until its identifier is written again (replays apply it as a no-op); the next checkpoint
-// does not report it again, as it reads only what came after the last one. A node the leader may
-// have stopped counting (its reports stopped for half the bucket's TTL: members.ts) rebuilds
-// its copy before it may lead (lib/leadership/node.ts). Once the leader is fenced it deletes
-// nothing more, but for the drain of a graceful stop.
+// until the next leader's first checkpoint, made from the whole stream, reports it again
+// (lib/leadership/checkpoints.ts), or its identifier is written again (replays apply it as a
+// no-op). A node the leader may have stopped counting (its reports stopped for half the
+// bucket's TTL: members.ts) rebuilds its copy before it may lead (lib/leadership/node.ts).
+// Once the leader is fenced it deletes nothing more, but for the drain of a graceful stop.
 
 const SWEEP_MS = 250;
 export const HOLD_MS = 2_000;

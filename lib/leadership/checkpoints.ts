@@ -8,12 +8,16 @@
 // state written since the last checkpoint. A replay then reads at most a quarter of the state
 // as single messages besides the checkpoint's chunks, and a stream of churning identifiers
 // keeps at most about that many removals.
+//
+// A leader's first checkpoint is made from the whole stream: the removals the last leader had
+// not deleted yet (reported to it, or not yet) are in none that follows, and the whole stream
+// reports every removal still in it.
 import type { ClusterOptions } from '../cli.ts';
 import type { CheckpointMade } from '../jetstream/checkpoint-make.ts';
 import type { Logger } from '../log.ts';
 
-/** Makes a checkpoint of the cluster's stream now; null when nothing was new or another won. */
-export type CheckpointRunner = (cluster: ClusterOptions) => Promise<CheckpointMade | null>;
+/** Makes a checkpoint of the cluster's stream now (`whole`: from the whole stream); null when nothing was new or another won. */
+export type CheckpointRunner = (cluster: ClusterOptions, whole: boolean) => Promise<CheckpointMade | null>;
 
 const LIVE_SHARE = 4;
 /** After a failed attempt, the next waits this long. */
@@ -31,6 +35,9 @@ export class CheckpointSchedule {
   private seq = 0;
   private running = false;
   private retryAt = 0;
+  /** The next is made from the whole stream: none was yet in this tenure. */
+  private whole = true;
+  private tenure = 0;
 
   constructor(opts: CheckpointScheduleOptions) {
     this.o = opts;
@@ -39,6 +46,12 @@ export class CheckpointSchedule {
   /** A checkpoint at `seq` exists (the replay started from it). */
   known(seq: number): void {
     this.seq = Math.max(this.seq, seq);
+  }
+
+  /** A new tenure as leader begins: its first checkpoint is made from the whole stream. */
+  leading(): void {
+    this.whole = true;
+    this.tenure++;
   }
 
   /** Whether a checkpoint is being made. */
@@ -55,12 +68,15 @@ export class CheckpointSchedule {
     if (lastSeq - this.seq < Math.max(this.o.cluster.checkpointRecords, Math.ceil(live / LIVE_SHARE))) return;
     this.running = true;
     const started = performance.now();
-    this.o.run(this.o.cluster).then((m) => {
+    const whole = this.whole;
+    const tenure = this.tenure;
+    this.o.run(this.o.cluster, whole).then((m) => {
       // Null: none was made (nothing new, or another maker's won): counted from here, as a
       // guess at where that one is, so that the next try comes an interval later.
       this.known(m?.seq ?? lastSeq);
       if (m === null) return;
-      this.o.log.info({ seq: m.seq, records: m.records, bytes: m.bytes, read: m.read, removals: m.removals.length, ms: Math.round(performance.now() - started) }, 'checkpoint made');
+      if (whole && tenure === this.tenure) this.whole = false;
+      this.o.log.info({ seq: m.seq, records: m.records, bytes: m.bytes, read: m.read, removals: m.removals.length, whole, ms: Math.round(performance.now() - started) }, 'checkpoint made');
       made(m);
     }, (err: unknown) => {
       this.retryAt = performance.now() + RETRY_MS;

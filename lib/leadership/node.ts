@@ -225,6 +225,7 @@ export class ClusterNode {
       this.server = new CommandServer(this.p.nc, forwardingSubject(opts.name), this.hooks!.local, this.log);
       this.roleNow = 'leader';
       this.log.info({ role: 'leader', cause: 'took the lease', lastSeq: afterSeq }, 'role changed: leader');
+      this.checkpoints.leading();
       this.hooks!.promoted();
       void this.report();
       if (lostWhy !== null || !lease.held) this.stepDownNow(lostWhy ?? 'lease lost: expired by our own clock');

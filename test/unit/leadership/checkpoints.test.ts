@@ -55,4 +55,20 @@ describe('the leader\'s checkpoint schedule', () => {
     s.consider(10_000, 0, () => {});
     expect(run.callCount).to.equal(3);
   });
+
+  it('makes a tenure\'s first checkpoint from the whole stream, the next ones from the last', async () => {
+    let calls = 0;
+    const run = sinon.spy((_c: ClusterOptions, _whole: boolean): Promise<CheckpointMade | null> => Promise.resolve(made(++calls * 1_000)));
+    const s = new CheckpointSchedule({ run, cluster, log: silentLogger() });
+    const turn = async (lastSeq: number): Promise<void> => {
+      s.consider(lastSeq, 0, () => {});
+      await new Promise((r) => setImmediate(r));
+    };
+    await turn(1_000);
+    await turn(2_000);
+    s.leading();
+    await turn(3_000);
+    await turn(4_000);
+    expect(run.args.map((a: [ClusterOptions, boolean]) => a[1])).to.deep.equal([true, false, true, false]);
+  });
 });
