@@ -13,19 +13,17 @@ import { join } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterOptions } from '../cli.ts';
-import { silentLogger } from '../log.ts';
 import { FRAME_HEADER_BYTES } from '../logfile/codec.ts';
 import { foldLogfile } from '../logfile/fold.ts';
 import { LOGFILE_MODE, writeFully } from '../logfile/fsutil.ts';
 import {
   checkpointNames, CHUNK_BYTES, ensureCheckpointStream, readHead, scanCheckpoint, writeCheckpoint, type CheckpointHead, type CheckpointNames,
 } from './checkpoint.ts';
-import { connectCluster } from './connect.ts';
+import { connectOffline } from './connect.ts';
 import { scanStream } from './stream-scan.ts';
 import { streamPeers } from './stream.ts';
 import { clusterSubjects } from './subjects.ts';
 
-const CONNECT_TIMEOUT_MS = 10_000;
 const WRITE_BUFFER = 1 << 20;
 /** Payload type bytes of a job removal and a rule removal (codec.ts). */
 const REMOVAL_TYPES = new Set([2, 3]);
@@ -186,7 +184,8 @@ async function foldHistory(o: FoldSource): Promise<Folded> {
     await out.close();
   }
   const path = join(o.dir, 'folded');
-  const fold = await foldLogfile(src, path); // decodes every record: a damaged one is refused here
+  // Decodes every record: a damaged one is refused here. Not synced: the chunks are the copy that counts.
+  const fold = await foldLogfile(src, path, { sync: false });
   return { path, records: fold.outputRecords, read, removals };
 }
 
@@ -197,10 +196,7 @@ async function foldHistory(o: FoldSource): Promise<Folded> {
  * still in the stream is reported, those a lost leader never deleted too.
  */
 export async function makeCheckpoint(opts: ClusterOptions, whole = false): Promise<CheckpointMade | null> {
-  const nc = await connectCluster({
-    urls: opts.urls, credsFile: opts.credsFile, caFile: opts.caFile, name: `${opts.nodeName}/checkpoint`,
-    log: silentLogger(), connectTimeoutMs: CONNECT_TIMEOUT_MS,
-  });
+  const nc = await connectOffline(opts, `${opts.nodeName}/checkpoint`);
   let dir: string | null = null;
   try {
     await removeLeftovers();

@@ -82,9 +82,9 @@ export function checkpointNames(cluster: string): CheckpointNames {
   };
 }
 
-/** A checkpoint read incomplete: replaced while it was read (read again), or damaged. */
-export class CheckpointMovedError extends Error {
-  override readonly name = 'CheckpointMovedError';
+/** A checkpoint read incomplete: replaced while it was read, or damaged. */
+export class CheckpointIncompleteError extends Error {
+  override readonly name = 'CheckpointIncompleteError';
 }
 
 export async function ensureCheckpointStream(jsm: JetStreamManager, names: CheckpointNames, replicas: number): Promise<void> {
@@ -125,7 +125,7 @@ export async function readHead(jsm: JetStreamManager, names: CheckpointNames, cr
 
 /**
  * Every chunk of the checkpoint in order (`payload` valid during the call: whole frames);
- * CheckpointMovedError if it is no longer whole (replaced meanwhile).
+ * CheckpointIncompleteError if it is no longer whole.
  */
 export async function scanCheckpoint(
   nc: NatsConnection, jsm: JetStreamManager, names: CheckpointNames, head: CheckpointHead, onChunk: (payload: Buffer) => void,
@@ -145,7 +145,7 @@ export async function scanCheckpoint(
     });
   }
   if (chunks !== head.chunks || bytes !== head.bytes) {
-    throw new CheckpointMovedError(`checkpoint ${head.id}: read ${chunks} of its ${head.chunks} chunks (${bytes} of ${head.bytes} bytes)`);
+    throw new CheckpointIncompleteError(`checkpoint ${head.id}: read ${chunks} of its ${head.chunks} chunks (${bytes} of ${head.bytes} bytes)`);
   }
 }
 
@@ -156,9 +156,9 @@ export async function readCheckpoint(
   let records = 0;
   await scanCheckpoint(nc, jsm, names, head, (payload) => {
     const end = forEachFrame(payload, 0, (rec) => { onRecord(rec); records++; });
-    if (end !== payload.length) throw new CheckpointMovedError(`checkpoint ${head.id}: a chunk ends inside a record`);
+    if (end !== payload.length) throw new CheckpointIncompleteError(`checkpoint ${head.id}: a chunk ends inside a record`);
   });
-  if (records !== head.records) throw new CheckpointMovedError(`checkpoint ${head.id}: ${records} records read, ${head.records} written`);
+  if (records !== head.records) throw new CheckpointIncompleteError(`checkpoint ${head.id}: ${records} records read, ${head.records} written`);
   return records;
 }
 

@@ -6,7 +6,9 @@
 // (wire.ts), so that the replay can open a bare connection of its own the same way.
 import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator, type Authenticator, type NatsConnection } from '@nats-io/transport-node';
+import type { ClusterOptions } from '../cli.ts';
 import { StartupError } from '../errors.ts';
+import { silentLogger } from '../log.ts';
 import { rememberWireOptions } from './wire.ts';
 import type { Logger } from '../log.ts';
 
@@ -86,4 +88,17 @@ async function watch(nc: NatsConnection, log: Logger): Promise<void> {
   } catch (err) {
     log.warn({ err: (err as Error)?.message }, 'NATS connection: status stream ended');
   }
+}
+
+/** How long connectOffline waits for NATS before it gives up. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Connects a process other than the daemon's primary (`tickd dump`, `tickd import`, the
+ * checkpoint maker in the compaction child) to the cluster's NATS, logging nothing.
+ */
+export function connectOffline(cluster: ClusterOptions, name: string): Promise<NatsConnection> {
+  return connectCluster({
+    urls: cluster.urls, credsFile: cluster.credsFile, caFile: cluster.caFile, name, log: silentLogger(), connectTimeoutMs: CONNECT_TIMEOUT_MS,
+  });
 }

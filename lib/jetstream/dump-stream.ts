@@ -14,26 +14,13 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { isStreamNotFound } from './api-errors.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterOptions } from '../cli.ts';
-import { silentLogger } from '../log.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { formatRecord, type DumpFormat } from '../logfile/dump-format.ts';
 import { LineSink } from '../logfile/dump-read.ts';
 import { foldRecord } from '../logfile/frames.ts';
-import { connectCluster, showUrls } from './connect.ts';
+import { connectOffline, showUrls } from './connect.ts';
 import { readStream, StreamDecodeError } from './replay.ts';
 import { clusterSubjects } from './subjects.ts';
-
-/** How long an offline command waits for NATS before it gives up. */
-const CONNECT_TIMEOUT_MS = 5_000;
-
-/** Connects an offline command (`tickd dump`, `tickd import`) to the cluster's NATS. */
-export function connectOffline(cluster: ClusterOptions, name: string): Promise<NatsConnection> {
-  return connectCluster({
-    urls: cluster.urls, credsFile: cluster.credsFile, caFile: cluster.caFile, name, log: silentLogger(), connectTimeoutMs: CONNECT_TIMEOUT_MS,
-  });
-}
-
-export { isStreamNotFound };
 
 export interface StreamDumpArgs {
   readonly cluster: ClusterOptions;

@@ -43,7 +43,6 @@ function alreadyGone(err: unknown): boolean {
   return err.code === SEQUENCE_NOT_FOUND || (err.code === DELETE_FAILED && /no message found/i.test(err.message));
 }
 
-
 export interface StreamJournalOptions {
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;

@@ -24,7 +24,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { decodePayload } from '../logfile/codec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import type { ClusterSubjects } from './subjects.ts';
-import { checkpointNames, CheckpointMovedError, readCheckpoint, readHead } from './checkpoint.ts';
+import { checkpointNames, CheckpointIncompleteError, readCheckpoint, readHead } from './checkpoint.ts';
 import { scanStream } from './stream-scan.ts';
 import { streamPeers } from './stream.ts';
 
@@ -86,7 +86,12 @@ export async function replayStream(
   }
 }
 
+/** The checkpoint cannot be read: the whole stream is. */
 class CheckpointUnreadableError extends Error {}
+/** A new checkpoint was made while one was read: read again. */
+class CheckpointMovedError extends Error {}
+
+const message = (err: unknown): string => (err as Error)?.message ?? String(err);
 
 async function replayOnce(
   nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void, checkpointError: string | null,
@@ -95,20 +100,20 @@ async function replayOnce(
   const info = await jsm.streams.info(stream);
   const { state } = info;
   const names = checkpointNames(stream); // a cluster's stream is named after it (subjects.ts)
-  const unreadable = (err: unknown): never => {
-    if (err instanceof CheckpointMovedError) throw err;
-    throw new CheckpointUnreadableError((err as Error)?.message ?? String(err));
-  };
-  const base = checkpointError === null ? await readHead(jsm, names, info.created).catch(unreadable) : null;
+  const base = checkpointError === null
+    ? await readHead(jsm, names, info.created).catch((err: unknown) => { throw new CheckpointUnreadableError(message(err)); })
+    : null;
   // An emptied stream (purged by hand) keeps its creation time: its old checkpoint is not its state.
   const head = base !== null && base.head !== null && base.head.seq <= state.last_seq && state.messages > 0 ? base.head : null;
-  // Moved: a new head. Or not (chunks lost, or a head stored without them): unreadable.
-  const moved = async (): Promise<boolean> => (await readHead(jsm, names, info.created).catch(() => base!)).rev !== base!.rev;
+  // Unanswered: as if moved (read again) rather than trust a read that may have missed a removal.
+  const moved = async (): Promise<boolean> => (await readHead(jsm, names, info.created).catch(() => null))?.rev !== base!.rev;
   let records = 0;
   if (head !== null) {
     records += await readCheckpoint(nc, jsm, names, head, (rec) => onRecord(rec, head.seq)).catch(async (err: unknown) => {
-      if (err instanceof CheckpointMovedError && !(await moved())) throw new CheckpointUnreadableError(err.message);
-      return unreadable(err);
+      // Incomplete under a new head: replaced meanwhile. Under the same one (chunks lost, a
+      // head stored without them), or any other failure: unreadable.
+      if (err instanceof CheckpointIncompleteError && (await moved())) throw new CheckpointMovedError(err.message);
+      throw new CheckpointUnreadableError(message(err));
     });
   }
   const first = Math.max(state.first_seq, (head?.seq ?? 0) + 1);
@@ -125,10 +130,7 @@ async function replayOnce(
       onRecord(rec, seq);
     });
   }
-  // Unanswered: as if moved (read again) rather than trust a read that may have missed a removal.
-  if (head !== null && (await readHead(jsm, names, info.created).catch(() => null))?.rev !== base!.rev) {
-    throw new CheckpointMovedError('a checkpoint was made during the replay');
-  }
+  if (head !== null && (await moved())) throw new CheckpointMovedError('a checkpoint was made during the replay');
   return { records, lastSeq: state.last_seq, checkpointSeq: head?.seq ?? 0, checkpointError };
 }
 

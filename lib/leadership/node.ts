@@ -142,16 +142,16 @@ export class ClusterNode {
     const { nc, js, jsm, subjects, jobs, rules } = this.p;
     await this.tail?.stop();
     this.tail = null;
-    jobs.clear();
-    rules.clear();
+    const empty = (): void => {
+      jobs.clear();
+      rules.clear();
+    };
+    empty();
     // Said before reading: the leader then deletes no removal this copy may still need.
     this.reporter ??= setInterval(() => void this.report(), REPORT_MS).unref();
     this.p.members.rebuilding();
     if (!(await this.p.members.store(this.roleNow, 0))) throw new Error('this node could not report itself to the cluster before reading the stream');
-    const replay = await replayStream(nc, jsm, subjects, (rec) => applyRecord(jobs, rules, rec), () => {
-      jobs.clear();
-      rules.clear();
-    });
+    const replay = await replayStream(nc, jsm, subjects, (rec) => applyRecord(jobs, rules, rec), empty);
     this.checkpoints.known(replay.checkpointSeq);
     if (replay.checkpointError !== null) this.log.warn({ err: replay.checkpointError }, 'the checkpoint could not be read: the whole stream was');
     this.log.info({ records: replay.records, lastSeq: replay.lastSeq, checkpointSeq: replay.checkpointSeq }, 'stream replayed');

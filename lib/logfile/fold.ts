@@ -26,19 +26,20 @@ export interface FoldResult {
 }
 
 /**
- * Folds `src` into the new file `dst`, synced before this resolves. `dst` must not exist: the
- * fold never writes into a file someone else made (a leftover, or another process's output).
+ * Folds `src` into the new file `dst`, synced before this resolves (unless `sync` is false: a
+ * temporary file, as a cluster checkpoint's). `dst` must not exist: the fold never writes into
+ * a file someone else made (a leftover, or another process's output).
  */
-export async function foldLogfile(src: string, dst: string): Promise<FoldResult> {
+export async function foldLogfile(src: string, dst: string, { sync = true } = {}): Promise<FoldResult> {
   const output = await open(dst, 'wx', LOGFILE_MODE);
   try {
-    return await foldInto(src, output);
+    return await foldInto(src, output, sync);
   } finally {
     await output.close();
   }
 }
 
-async function foldInto(src: string, output: FileHandle): Promise<FoldResult> {
+async function foldInto(src: string, output: FileHandle, sync: boolean): Promise<FoldResult> {
   const latest = new Map<string, number>(); // entry -> file offset of its last frame
   const input = await open(src, 'r');
   try {
@@ -49,7 +50,7 @@ async function foldInto(src: string, output: FileHandle): Promise<FoldResult> {
       offset += end - start;
     });
     const outputBytes = await copyFrames(input, latest.values(), scan.tornAt, output);
-    await output.sync();
+    if (sync) await output.sync();
     return { inputRecords: scan.records, outputRecords: latest.size, inputBytes, outputBytes, tornBytes: inputBytes - scan.tornAt };
   } finally {
     await input.close();
