@@ -17,12 +17,13 @@
 // - After 'stop' nothing new starts; 'stopped' is the last message.
 import { createLogger, type Logger } from '../lib/log.ts';
 import { RunnerPool, type RunReport } from '../lib/runner/pool.ts';
-import type { Execution } from '../lib/runner/execution.ts';
-import { preloadRunners } from '../lib/runner/run-by-kind.ts';
+import type { Execution, RunnerContext } from '../lib/runner/execution.ts';
+import { preloadRunners, prepareRunner } from '../lib/runner/run-by-kind.ts';
 import type { ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } from './ipc/runner-messages.ts';
 
 let pool: RunnerPool | null = null;
 let log: Logger | null = null;
+let ctx: RunnerContext | null = null;
 const abandoned: ExecutionResponse[] = [];
 
 function send(msg: FromRunnerChild, then?: () => void): void {
@@ -72,16 +73,17 @@ function response(exec: Execution, success: boolean, r: RunReport): ExecutionRes
 
 function start(init: RunnerInit): void {
   log = createLogger(init.logLevel, 'runner', init.logFormat);
-  const ctx = { shellPath: init.shellPath, shellArgs: [...init.shellArgs], timeoutMs: init.timeoutMs, log: log.child({ component: 'runner' }) };
+  const runnerCtx: RunnerContext = { shellPath: init.shellPath, shellArgs: [...init.shellArgs], timeoutMs: init.timeoutMs, log: log.child({ component: 'runner' }) };
+  ctx = runnerCtx;
   pool = new RunnerPool({
     maxInflight: init.maxInflight,
-    ctx,
+    ctx: runnerCtx,
     onStart: (exec, startedNs) => outbox.started(exec.attempt, startedNs),
     onResult: (exec, success, _ms, report) => outbox.response(response(exec, success, report)),
     onAbandoned: (exec, report) => abandoned.push(response(exec, false, report)),
   });
   // After this turn, so that the child takes work (and a stop) before the modules load.
-  setImmediate(() => preloadRunners(ctx));
+  setImmediate(() => preloadRunners(runnerCtx));
 }
 
 async function stop(graceMs: number): Promise<void> {
@@ -103,6 +105,9 @@ process.on('message', (msg: ToRunnerChild) => {
       return;
     case 'execute':
       for (const req of msg.requests) pool!.submit(req);
+      return;
+    case 'prepare':
+      if (ctx !== null) prepareRunner(msg.runner, ctx);
       return;
     case 'stop':
       void stop(msg.graceMs);

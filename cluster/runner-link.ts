@@ -16,6 +16,7 @@ import { ChildProcess, fork } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Execution } from '../lib/runner/execution.ts';
+import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
 import type { ExecutionRequest, ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } from './ipc/runner-messages.ts';
 import { MAX_BATCH } from './ipc/channel.ts';
 
@@ -132,6 +133,11 @@ export class RunnerLink {
     const requests = this.outbox;
     this.outbox = [];
     this.post({ t: 'execute', requests });
+  }
+
+  /** Tells the child of the next due job's runner (lib/scheduler/lookahead.ts). */
+  prepare(runner: RunnerSpec): void {
+    if (this.usable) this.post({ t: 'prepare', runner });
   }
 
   /**

@@ -18,6 +18,7 @@
 //   its child would kill every child it reached. At most once per attempt.
 // - After stop() begins nothing is handed over: the queue is dropped, later submits too.
 import type { Logger } from '../lib/log.ts';
+import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
 import { ABORTED, errorText, runnerError, type Execution } from '../lib/runner/execution.ts';
 import type { RunReport, RunnerPoolOptions } from '../lib/runner/pool.ts';
 import { wallNowNs } from '../lib/scheduler/clock.ts';
@@ -91,6 +92,14 @@ export class RunnerProcesses {
       if (link !== null) return this.#handOver(link, exec);
     }
     this.#queue.push(exec);
+  }
+
+  /**
+   * The next due job's runner (lib/scheduler/lookahead.ts): the child its execution would go to
+   * now readies what it needs.
+   */
+  prepare(runner: RunnerSpec): void {
+    if (!this.#stopped) this.#pick()?.prepare(runner);
   }
 
   /**

@@ -10,7 +10,9 @@
 // After 'stop' the child reports what finishes within the grace period as usual, then sends
 // 'stopped' with the attempts it gave up on, and exits. It also exits as soon as its channel
 // closes (the primary is gone), aborting what still runs. A child holding no request at the
-// stop is killed instead: there is nothing to wait for.
+// stop is killed instead: there is nothing to wait for. 'prepare' may come at any time after
+// 'init': the next due job's runner (the primary's lookahead), so that the child has what it
+// needs ready (an http connection); it is answered by nothing.
 import type { AttemptOutcome } from '../../lib/domain/attempt.ts';
 import type { LogLevel } from '../../lib/log.ts';
 import type { LogFormat } from '../../lib/log-format.ts';
@@ -58,6 +60,7 @@ export interface Starts {
 export type ToRunnerChild =
   | { readonly t: 'init'; readonly init: RunnerInit }
   | { readonly t: 'execute'; readonly requests: ExecutionRequest[] }
+  | { readonly t: 'prepare'; readonly runner: RunnerSpec }
   | { readonly t: 'stop'; readonly graceMs: number };
 
 export type FromRunnerChild =

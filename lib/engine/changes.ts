@@ -16,7 +16,7 @@ export type UndoEntry =
   | { readonly k: 'rule'; readonly id: string; readonly prev: Rule | undefined };
 
 /** The job store as readers see it: no method that changes it. */
-export type ReadonlyJobs = Pick<JobStore, 'size' | 'get' | 'page' | 'nextDue' | 'withStatus' | 'counts'>;
+export type ReadonlyJobs = Pick<JobStore, 'size' | 'get' | 'page' | 'nextDue' | 'nextDueJob' | 'withStatus' | 'counts'>;
 /** The rule store as readers see it. */
 export type ReadonlyRules = Pick<RuleStore, 'size' | 'get' | 'page' | 'match'>;
 

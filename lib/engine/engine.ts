@@ -31,6 +31,7 @@ import { LastAttempts } from '../store/attempts.ts';
 import { wallNowNs } from '../scheduler/clock.ts';
 import { Firing, type Dispatch, type FiringObserver } from '../scheduler/firing.ts';
 import { ExecutionResults } from '../scheduler/results.ts';
+import { Lookahead, type Prepare } from '../scheduler/lookahead.ts';
 
 const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
   'job.set': jobSet,
@@ -57,6 +58,8 @@ export interface EngineOptions {
   /** null in memory mode. */
   readonly journal: Journal | null;
   readonly dispatch: Dispatch;
+  /** Told of the next due job's runner ahead of time (lib/scheduler/lookahead.ts); none: not told. */
+  readonly prepare?: Prepare;
   readonly stat: () => StatValues;
   readonly observer?: EngineObserver;
   readonly onPersistError: (err: unknown) => void;
@@ -77,6 +80,7 @@ export class Engine {
   readonly attempts: LastAttempts;
   private readonly commits: CommitQueue;
   private readonly firing: Firing;
+  private readonly lookahead: Lookahead | null;
   private readonly ctx: EngineContext;
   private readonly observer: EngineObserver | undefined;
   private readonly onError: (err: unknown) => void;
@@ -95,6 +99,7 @@ export class Engine {
       changes: this.changes, jobs: opts.jobs, rules: opts.rules, results: this.results, dispatch: opts.dispatch, observer: opts.observer,
       attempts: this.attempts,
     });
+    this.lookahead = opts.prepare === undefined ? null : new Lookahead(opts.jobs, opts.rules, opts.prepare);
   }
 
   /** Applies a batch now; `done` gets the replies once the batch's changes are durable. */
@@ -122,7 +127,8 @@ export class Engine {
   }
 
   /**
-   * One scheduler step: apply finished executions, fire a slice of what is due, persist.
+   * One scheduler step: apply finished executions, fire a slice of what is due (when that was
+   * all of it, look ahead for the next due job: lib/scheduler/lookahead.ts), persist.
    * True when more was due than one slice: the caller runs the next step soon (tick.ts).
    */
   tick(nowNs: bigint): boolean {
@@ -130,6 +136,7 @@ export class Engine {
     try {
       this.firing.applyResults();
       more = this.firing.fireDue(nowNs);
+      if (!more) this.lookahead?.check(nowNs);
     } catch (err) {
       this.onError(err); // the loop must keep ticking; what was changed is still committed below
     }

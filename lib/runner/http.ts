@@ -30,6 +30,7 @@ import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { httpUrlError } from '../domain/runner-validate.ts';
 import { ABORTED, errorText, runnerError, type Execution, type RunnerContext } from './execution.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
+import { preconnected, preconnecting } from './http-preconnect.ts';
 
 type HttpSpec = Extract<RunnerSpec, { type: 'http' }>;
 
@@ -55,8 +56,8 @@ function closingIdleSockets<A extends HttpAgent>(agent: A): A {
 }
 
 const agents = {
-  http: closingIdleSockets(new HttpAgent({ keepAlive: true })),
-  https: closingIdleSockets(new HttpsAgent({ keepAlive: true })),
+  http: preconnecting(closingIdleSockets(new HttpAgent({ keepAlive: true })), 80),
+  https: preconnecting(closingIdleSockets(new HttpsAgent({ keepAlive: true })), 443),
 };
 
 export function httpBody(exec: Execution): string {
@@ -82,6 +83,17 @@ function targetOf(spec: HttpSpec): Target {
     targets.set(spec, target);
   }
   return target;
+}
+
+/**
+ * Has a connection to the rule's origin ready for its next job, due soon (the primary's
+ * lookahead, lib/scheduler/lookahead.ts), unless the agent holds one already. A spare
+ * nobody takes is closed after IDLE_SOCKET_MS, as an idle keep-alive socket is.
+ */
+export function prepareHttp(spec: HttpSpec, ctx: RunnerContext): void {
+  const { url } = targetOf(spec);
+  if (url === null) return;
+  (url.protocol === 'https:' ? agents.https : agents.http).preconnect(url, ctx.timeoutMs, IDLE_SOCKET_MS);
 }
 
 export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, signal: AbortSignal): Promise<AttemptOutcome> {
@@ -141,9 +153,9 @@ export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, sig
   });
 }
 
-/** Bounds DNS + TCP + TLS of a new socket by `t`; a reused keep-alive socket is connected. */
+/** Bounds DNS + TCP + TLS of a new socket by `t`; a reused or preconnected socket is connected. */
 function watchConnect(req: ClientRequest, socket: Socket, t: number, fail: (why: string) => void): void {
-  if (req.reusedSocket) return;
+  if (req.reusedSocket || preconnected(socket)) return;
   const tls = 'encrypted' in socket;
   if (!tls && !socket.connecting) return;
   const timer = setTimeout(() => fail(`connect timeout: not connected within ${t} ms`), t);

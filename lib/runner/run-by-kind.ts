@@ -8,6 +8,7 @@
 // begins loading them once the child serves, so that the first job of a kind (the first POST
 // of a burst) does not wait for a module load; a job that comes sooner waits for the same load.
 import type { AttemptOutcome } from '../domain/attempt.ts';
+import type { RunnerSpec } from '../domain/runner-spec.ts';
 import type { Logger } from '../log.ts';
 import { runAwf } from './awf.ts';
 import { runDirect } from './direct.ts';
@@ -49,6 +50,15 @@ const redis = new LazyModule(() => import('./redis.ts'));
 export function preloadRunners(ctx: RunnerContext): void {
   for (const m of [amqp, redis]) m.load().catch(() => {});
   http.load().then(() => import('./http-warm-up.ts')).then((w) => w.warmUpHttp(ctx)).catch(() => {});
+}
+
+/**
+ * Readies what a job of `runner` will need before it is due (the primary's lookahead,
+ * lib/scheduler/lookahead.ts): for http, a connection to the rule's origin. Other kinds have
+ * nothing to ready. Never throws.
+ */
+export function prepareRunner(runner: RunnerSpec, ctx: RunnerContext): void {
+  if (runner.type === 'http') void http.with(async (m) => m.prepareHttp(runner, ctx)).catch(() => {});
 }
 
 function dispatch(exec: Execution, ctx: RunnerContext, signal: AbortSignal): Promise<AttemptOutcome> {

@@ -130,6 +130,11 @@ export class JobStore {
     return this.due.peekKey();
   }
 
+  /** The earliest armed job (the next takeDue's first), or undefined when none is armed. */
+  nextDueJob(): Job | undefined {
+    return this.due.size === 0 ? undefined : this.jobAt(this.due.peek());
+  }
+
   /**
    * Disarms and returns, earliest first (FIFO among equal times), up to `limit` armed jobs due
    * at `nowNs` (execution <= nowNs). Their status stays `planned` and they stay stored: the

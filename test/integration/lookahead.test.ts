@@ -1,0 +1,44 @@
+// The lookahead through the real daemon (lib/scheduler/lookahead.ts -> 'prepare' ->
+// lib/runner/http-preconnect.ts): a job on an http rule, due after a quiet spell, finds its
+// connection to the webhook already open. The sink notes when it accepted each connection and
+// when each request arrived (wall time, the clock the job's execution time is on).
+import { expect } from 'chai';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Daemon } from '../helpers/daemon.ts';
+import { LineClient, waitFor } from '../helpers/client.ts';
+
+const DUE_IN_MS = 2500;
+
+describe('lookahead: the connection of a job\'s webhook is open before the job is due', function () {
+  this.timeout(30000);
+
+  it('the sink accepts the one connection before the due time and the POST after it', async () => {
+    const accepted: number[] = [];
+    const posts: number[] = [];
+    const sink = createServer((req, res) => {
+      posts.push(performance.timeOrigin + performance.now());
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    sink.on('connection', () => accepted.push(performance.timeOrigin + performance.now()));
+    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    const daemon = await Daemon.start();
+    try {
+      const c = await LineClient.connect(daemon.tcp);
+      const port = (sink.address() as AddressInfo).port;
+      expect(await c.request('r', `RULE SET hook hook. http POST http://127.0.0.1:${port}/due`)).to.deep.equal(['r OK']);
+      const dueMs = Date.now() + DUE_IN_MS;
+      expect(await c.request('s', `SET hook.1 ${BigInt(dueMs) * 1_000_000n}`)).to.deep.equal(['s OK']);
+      await waitFor(() => posts.length === 1, 15000, 'the POST of the job');
+      expect(accepted, 'one connection in all').to.have.length(1);
+      expect(accepted[0], 'accepted before the job was due').to.be.below(dueMs);
+      expect(posts[0], 'the POST itself is not early').to.be.at.least(dueMs);
+      c.close();
+    } finally {
+      await daemon.stop();
+      sink.closeAllConnections();
+      await new Promise<void>((resolve) => sink.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,81 @@
+// The engine's lookahead (lib/scheduler/lookahead.ts): the next due job's http runner is
+// announced once, ahead of its due time, so that the runner child can open its connection.
+import { expect } from 'chai';
+import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
+import type { StatValues } from '../../../lib/domain/stat.ts';
+import { Engine } from '../../../lib/engine/engine.ts';
+import { CHECK_EVERY_NS, LOOKAHEAD_NS } from '../../../lib/scheduler/lookahead.ts';
+import { JobStore } from '../../../lib/store/jobs.ts';
+import { RuleStore } from '../../../lib/store/rules.ts';
+
+const MS = 1_000_000n;
+const HOOK: RunnerSpec = { type: 'http', method: 'POST', url: 'http://127.0.0.1:9/hook' };
+const OTHER: RunnerSpec = { type: 'http', method: 'POST', url: 'http://127.0.0.1:10/other' };
+
+function engineWithRules() {
+  const prepared: RunnerSpec[] = [];
+  const dispatched: string[] = [];
+  const engine = new Engine({
+    jobs: new JobStore(), rules: new RuleStore(), journal: null,
+    dispatch: (job) => dispatched.push(job.id),
+    prepare: (runner) => prepared.push(runner),
+    stat: () => ({}) as StatValues,
+    onPersistError: () => {},
+  });
+  engine.execute({ op: 'rule.set', rule: { id: 'hook', pattern: 'hook.', runner: HOOK } });
+  engine.execute({ op: 'rule.set', rule: { id: 'other', pattern: 'other.', runner: OTHER } });
+  engine.execute({ op: 'rule.set', rule: { id: 'sh', pattern: 'sh.', runner: { type: 'shell', command: 'true' } } });
+  return { engine, prepared, dispatched };
+}
+
+describe('scheduler: lookahead for the next due job', () => {
+  it('announces the next due job\'s http runner once it is due within the lookahead, and only once', () => {
+    const { engine, prepared } = engineWithRules();
+    const due = 10_000n * MS;
+    engine.execute({ op: 'job.set', id: 'hook.1', execution: due });
+    engine.tick(due - LOOKAHEAD_NS - 50n * MS);
+    expect(prepared, 'not due within the lookahead yet').to.deep.equal([]);
+    engine.tick(due - LOOKAHEAD_NS + 60n * MS);
+    expect(prepared).to.have.length(1);
+    expect(prepared[0]).to.deep.equal(HOOK);
+    for (let t = due - LOOKAHEAD_NS + 200n * MS; t < due; t += CHECK_EVERY_NS) engine.tick(t);
+    expect(prepared, 'the same runner is not announced again within the lookahead').to.have.length(1);
+  });
+
+  it('looks at most once per check period, and then at the job that is due first', () => {
+    const { engine, prepared } = engineWithRules();
+    const now = 50_000n * MS;
+    engine.tick(now); // nothing armed: the check is spent
+    engine.execute({ op: 'job.set', id: 'other.1', execution: now + 300n * MS });
+    engine.execute({ op: 'job.set', id: 'hook.1', execution: now + 200n * MS });
+    engine.tick(now + CHECK_EVERY_NS / 2n);
+    expect(prepared, 'within the period of the last look').to.deep.equal([]);
+    engine.tick(now + CHECK_EVERY_NS);
+    expect(prepared).to.deep.equal([HOOK]);
+  });
+
+  it('announces nothing for a job no rule matches or whose runner is not http', () => {
+    const { engine, prepared } = engineWithRules();
+    const now = 90_000n * MS;
+    engine.execute({ op: 'job.set', id: 'sh.1', execution: now + 500n * MS });
+    engine.tick(now);
+    engine.execute({ op: 'job.set', id: 'nobody.1', execution: now + 400n * MS });
+    engine.tick(now + CHECK_EVERY_NS);
+    expect(prepared).to.deep.equal([]);
+  });
+
+  it('is not consulted while a burst is being fired, and looks once the burst is done', () => {
+    const { engine, prepared, dispatched } = engineWithRules();
+    const now = 70_000n * MS;
+    for (let i = 0; i < 2000; i++) engine.execute({ op: 'job.set', id: `sh.${i}`, execution: now });
+    engine.execute({ op: 'job.set', id: 'hook.next', execution: now + 500n * MS });
+    let slices = 0;
+    while (engine.tick(now)) {
+      slices++;
+      expect(prepared, 'no announcement between the slices of a burst').to.deep.equal([]);
+    }
+    expect(slices).to.be.greaterThan(1);
+    expect(dispatched).to.have.length(2000);
+    expect(prepared, 'the tick that ends the burst looks ahead').to.deep.equal([HOOK]);
+  });
+});
