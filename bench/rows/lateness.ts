@@ -60,14 +60,23 @@ async function probeRound(daemon: Daemon, sink: HttpSink, pending: number, opts:
       target: { op: '<=', value: 3 },
       note: `${fired.n} probes 2 ms apart; the daemon's "job fired" debug line: its tick's wall time - execution (a tick every 1.95 ms)`,
     },
-    fig('max', fired.max),
+    // Issue 22's targets: in the daemon, max 5 ms with 1 000 000 pending; at the sink (a
+    // process apart from the daemon), max 8 ms with 100 000 pending.
+    { ...fig('max', fired.max), ...(pending === 1_000_000 ? { target: { op: '<=', value: 5 } } : {}) },
     {
       label: `  same probes at the http sink, p99 (upper bound), ${size} pending`,
       value: arrived.p99,
       unit: 'ms',
       digits: 2,
-      note: `max ${arrived.max.toFixed(2)} ms. Arrival at the sink - execution: tick + dispatch + HTTP POST + the sink's event loop, ` +
+      note: `Arrival at the sink - execution: tick + dispatch + HTTP POST + the sink's event loop, ` +
         `which itself stalled up to ${benchStallMs.toFixed(1)} ms${missing}`,
+    },
+    {
+      label: `  same probes at the http sink, max (upper bound), ${size} pending`,
+      value: arrived.max,
+      unit: 'ms',
+      digits: 2,
+      ...(pending === 100_000 ? { target: { op: '<=', value: 8 } } : {}),
     },
   ];
 }
