@@ -20,6 +20,7 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { quoteArg } from '../domain/arguments.ts';
+import { Fifo } from '../domain/fifo.ts';
 import { ConnectionError, CtlError } from './errors.ts';
 import type { ConnectSettings, Endpoint } from './settings.ts';
 
@@ -60,8 +61,7 @@ export class Client {
   private readonly socket: Socket;
   private readonly timeoutMs: number;
   private buf = '';
-  private queue: Array<Pending | undefined> = [];
-  private head = 0;
+  private readonly queue = new Fifo<Pending>();
   private failure: CtlError | null = null;
   private lastSocketError: string | null = null;
   private linesSeen = 0;
@@ -91,7 +91,7 @@ export class Client {
 
   /** Requests sent and not fully answered. */
   get inflight(): number {
-    return this.queue.length - this.head;
+    return this.queue.length;
   }
 
   /** Why the conversation is over, or null while it goes on. */
@@ -178,7 +178,7 @@ export class Client {
 
   private dispatch(line: string): void {
     this.linesSeen++;
-    const p = this.queue[this.head];
+    const p = this.queue.peek();
     let done: boolean;
     if (p !== undefined && p.rid === '') {
       done = p.handler.line(line, '');
@@ -196,15 +196,8 @@ export class Client {
   }
 
   private advance(): void {
-    this.queue[this.head++] = undefined;
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-      this.socket.setTimeout(0);
-    } else if (this.head >= 65_536 && this.head * 2 >= this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
+    this.queue.shift();
+    if (this.queue.length === 0) this.socket.setTimeout(0);
     const w = this.waiter;
     if (w !== null && this.inflight <= w.max) {
       this.waiter = null;
@@ -216,10 +209,7 @@ export class Client {
     if (this.failure !== null) return;
     this.failure = err;
     this.socket.destroy();
-    const pending = this.queue.slice(this.head);
-    this.queue = [];
-    this.head = 0;
-    for (const p of pending) p?.handler.fail(err);
+    for (const p of this.queue.drain()) p.handler.fail(err);
     const w = this.waiter;
     this.waiter = null;
     w?.reject(err);

@@ -1,8 +1,8 @@
-// The execution queue (lib/domain/fifo.ts): first in, first out across its compactions.
+// The FIFO of lib/domain/fifo.ts: first in, first out across its compactions.
 import { expect } from 'chai';
 import { Fifo } from '../../../lib/domain/fifo.ts';
 
-describe('runner fifo', () => {
+describe('fifo', () => {
   it('gives items back in order across compactions, interleaved with pushes', () => {
     const q = new Fifo<number>();
     let pushed = 0;
@@ -24,5 +24,20 @@ describe('runner fifo', () => {
     q.clear();
     expect(q.length).to.equal(0);
     expect(q.shift()).to.equal(undefined);
+  });
+
+  it('peek() shows the oldest without taking it; drain() takes all, oldest first', () => {
+    const q = new Fifo<number>();
+    expect(q.peek()).to.equal(undefined);
+    for (let i = 0; i < 3000; i++) q.push(i);
+    for (let i = 0; i < 2000; i++) q.shift(); // past a compaction
+    expect(q.peek()).to.equal(2000);
+    expect(q.length).to.equal(1000);
+    const all = q.drain();
+    expect(all).to.have.length(1000);
+    expect(all[0]).to.equal(2000);
+    expect(all.at(-1)).to.equal(2999);
+    expect(q.length).to.equal(0);
+    expect(q.peek()).to.equal(undefined);
   });
 });
