@@ -9,23 +9,28 @@
 // (keep-alive, counting, the idle timeout), so requests see no difference but the time saved.
 //
 // Invariants:
-// - At most one spare per pool key, and none while the agent holds any socket for that key
-//   (a connection is there to use already).
+// - At most one spare per pool key, and none while the agent holds a free (idle keep-alive)
+//   socket for that key: the next request would take that one. (Sockets busy with a request
+//   do not count: the next request needs a connection of its own.)
 // - A spare never throws: an error, a close, no connection within the connect timeout or no
 //   use within the idle bound destroys it and drops it; the request that would have used it
 //   makes its own connection as before.
+// - A spare on which the server sent anything before our request (a 408 of a server that
+//   times out connections without a request, say) is never handed over: those bytes would be
+//   read as the job's response. Node guards idle keep-alive sockets the same way.
 // - A spare is built with the options the agent would build for a request to the same URL
 //   (addRequest's normalisation); when they differ in some detail the keys differ, the spare is
 //   not used and expires. Nothing is ever sent on a spare before a request takes it.
 import type { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { isIP, type Socket } from 'node:net';
 
 /** The parts of node's Agent that the documented API leaves out, as node 24 has them. */
 interface AgentInternals {
   readonly options: Record<string, unknown>;
+  readonly defaultPort: number;
   readonly keepAlive: boolean;
   readonly keepAliveMsecs: number;
-  readonly sockets: Readonly<Record<string, readonly Socket[] | undefined>>;
   readonly freeSockets: Readonly<Record<string, readonly Socket[] | undefined>>;
   getName(options: Record<string, unknown>): string;
   createConnection(options: Record<string, unknown>, cb?: (err: Error | null, socket: Socket) => void): Socket | undefined;
@@ -55,9 +60,10 @@ interface Spare {
   readonly release: () => void;
 }
 
-/** `agent`, extended in place with preconnect(). `defaultPort`: 80 for http, 443 for https. */
-export function preconnecting<A extends HttpAgent>(agent: A, defaultPort: number): A & Preconnecting {
+/** `agent` (an http or https Agent), extended in place with preconnect(). */
+export function preconnecting<A extends HttpAgent>(agent: A): A & Preconnecting {
   const a = agent as unknown as AgentInternals;
+  const tls = agent instanceof HttpsAgent;
   const spares = new Map<string, Spare>();
   const make = a.createConnection.bind(a);
 
@@ -67,8 +73,10 @@ export function preconnecting<A extends HttpAgent>(agent: A, defaultPort: number
     if (spare !== undefined && typeof key === 'string') {
       spares.delete(key);
       spare.release();
-      if (!spare.socket.destroyed && !spare.socket.readableEnded) return spare.socket;
-      spare.socket.destroy();
+      const s = spare.socket;
+      if (!s.destroyed && !s.readableEnded && s.readableLength === 0) return s;
+      s.on('error', () => {});
+      s.destroy();
     }
     return make(options, cb);
   };
@@ -82,7 +90,6 @@ export function preconnecting<A extends HttpAgent>(agent: A, defaultPort: number
     }
     if (socket === undefined) return;
     const s = socket;
-    const tls = defaultPort === 443;
     const drop = (): void => {
       if (spares.get(key)?.socket !== s) return;
       spares.delete(key);
@@ -109,10 +116,10 @@ export function preconnecting<A extends HttpAgent>(agent: A, defaultPort: number
       const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       // As addRequest: the agent's options over the request's, and normalizeServerName's
       // server name (the host, or '' for an address).
-      const options: Record<string, unknown> = { host, port: Number(url.port) || defaultPort, ...a.options };
-      if (defaultPort === 443) options['servername'] = isIP(host) === 0 ? host : '';
+      const options: Record<string, unknown> = { host, port: Number(url.port) || a.defaultPort, ...a.options };
+      if (tls) options['servername'] = isIP(host) === 0 ? host : '';
       const key = a.getName(options);
-      if (spares.has(key) || (a.sockets[key]?.length ?? 0) > 0 || (a.freeSockets[key]?.length ?? 0) > 0) return;
+      if (spares.has(key) || (a.freeSockets[key]?.length ?? 0) > 0) return;
       options['_agentKey'] = key;
       options['encoding'] = null;
       if (a.keepAlive) {

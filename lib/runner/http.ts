@@ -56,8 +56,8 @@ function closingIdleSockets<A extends HttpAgent>(agent: A): A {
 }
 
 const agents = {
-  http: preconnecting(closingIdleSockets(new HttpAgent({ keepAlive: true })), 80),
-  https: preconnecting(closingIdleSockets(new HttpsAgent({ keepAlive: true })), 443),
+  http: preconnecting(closingIdleSockets(new HttpAgent({ keepAlive: true }))),
+  https: preconnecting(closingIdleSockets(new HttpsAgent({ keepAlive: true }))),
 };
 
 export function httpBody(exec: Execution): string {
@@ -87,7 +87,7 @@ function targetOf(spec: HttpSpec): Target {
 
 /**
  * Has a connection to the rule's origin ready for its next job, due soon (the primary's
- * lookahead, lib/scheduler/lookahead.ts), unless the agent holds one already. A spare
+ * lookahead, lib/scheduler/lookahead.ts), unless the agent holds an idle one. A spare
  * nobody takes is closed after IDLE_SOCKET_MS, as an idle keep-alive socket is.
  */
 export function prepareHttp(spec: HttpSpec, ctx: RunnerContext): void {

@@ -6,7 +6,7 @@
 //
 // Cost: one time comparison per tick; every CHECK_EVERY_NS a look at the earliest armed job
 // and its rule. The same runner is announced at most once per LOOKAHEAD_NS (the child keeps a
-// spare connection a few seconds, and makes none while it holds one to the origin).
+// spare connection a few seconds, and makes none while it holds an idle one to the origin).
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import type { ReadonlyJobs, ReadonlyRules } from '../engine/changes.ts';
 
@@ -42,8 +42,9 @@ export class Lookahead {
     if (job === undefined) return;
     const runner = this.rules.match(job.id)?.runner;
     if (runner?.type !== 'http') return;
-    // The rule store keeps one runner object per rule until the rule is set again.
-    if (runner === this.lastRunner && nowNs - this.lastAtNs < LOOKAHEAD_NS) return;
+    // The rule store keeps one runner object per rule until the rule is set again. A wall
+    // clock set back since the last announcement makes it count as old.
+    if (runner === this.lastRunner && nowNs >= this.lastAtNs && nowNs - this.lastAtNs < LOOKAHEAD_NS) return;
     this.lastRunner = runner;
     this.lastAtNs = nowNs;
     this.prepare(runner);
