@@ -2,7 +2,7 @@
 // the spec's "processor". It runs the execution requests of its primary with the runner pool
 // and the runners of lib/runner/ (process spawns, HTTP, AMQP and Redis connections all live
 // here), and answers each with its execution response. Starts and responses leave in one
-// 'progress' message per event-loop turn.
+// 'progress' message per event-loop turn (cluster/ipc/progress-outbox.ts).
 //
 // Why a process of its own: the runners' garbage (HTTP requests, amqplib, node-redis), their spawns (a
 // fork from this small heap, not the primary's) and a library that crashes or leaks stay out
@@ -20,6 +20,7 @@ import { RunnerPool, type RunReport } from '../lib/runner/pool.ts';
 import type { Execution, RunnerContext } from '../lib/runner/execution.ts';
 import { preloadRunners, prepareRunner } from '../lib/runner/run-by-kind.ts';
 import type { ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } from './ipc/runner-messages.ts';
+import { ProgressOutbox } from './ipc/progress-outbox.ts';
 
 let pool: RunnerPool | null = null;
 let log: Logger | null = null;
@@ -31,41 +32,7 @@ function send(msg: FromRunnerChild, then?: () => void): void {
   process.send?.(msg, undefined, undefined, () => then?.());
 }
 
-/** Starts and responses of this turn, sent together once the turn's I/O is done. */
-class Outbox {
-  private attempts: string[] = [];
-  private startedNs: bigint[] = [];
-  private responses: ExecutionResponse[] = [];
-  private scheduled = false;
-
-  started(attempt: string, ns: bigint): void {
-    this.attempts.push(attempt);
-    this.startedNs.push(ns);
-    this.schedule();
-  }
-
-  response(r: ExecutionResponse): void {
-    this.responses.push(r);
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  flush(): void {
-    this.scheduled = false;
-    if (this.attempts.length === 0 && this.responses.length === 0) return;
-    send({ t: 'progress', started: { attempts: this.attempts, startedNs: this.startedNs }, responses: this.responses });
-    this.attempts = [];
-    this.startedNs = [];
-    this.responses = [];
-  }
-}
-
-const outbox = new Outbox();
+const outbox = new ProgressOutbox((msg) => send(msg));
 
 function response(exec: Execution, success: boolean, r: RunReport): ExecutionResponse {
   return { attempt: exec.attempt, success, startedNs: r.startedNs, durationNs: r.durationNs, outcome: r.outcome };

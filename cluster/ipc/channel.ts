@@ -9,10 +9,36 @@ import type { Command, Reply } from '../../lib/domain/command.ts';
 /** Entries per IPC message at most; more in one turn leave as several messages. */
 export const MAX_BATCH = 4096;
 
+/**
+ * When a batch leaves: `flush` runs once after the turn in which entries were added, or at
+ * once when the batch reaches MAX_BATCH entries.
+ */
+export class TurnFlush {
+  private scheduled = false;
+  private readonly flush: () => void;
+
+  constructor(flush: () => void) {
+    this.flush = flush;
+  }
+
+  /** Entries were added; the batch holds `size` now. */
+  added(size: number): void {
+    if (size >= MAX_BATCH) return this.flush();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.atTurnEnd);
+  }
+
+  private readonly atTurnEnd = (): void => {
+    this.scheduled = false;
+    this.flush();
+  };
+}
+
 export class TurnBatcher<A, B> {
   private as: A[] = [];
   private bs: B[] = [];
-  private scheduled = false;
+  private readonly turn = new TurnFlush(() => this.flush());
   private readonly send: (as: A[], bs: B[]) => void;
 
   constructor(send: (as: A[], bs: B[]) => void) {
@@ -22,17 +48,8 @@ export class TurnBatcher<A, B> {
   push(a: A, b: B): void {
     this.as.push(a);
     this.bs.push(b);
-    if (this.as.length >= MAX_BATCH) return this.flush();
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.atTurnEnd);
-    }
+    this.turn.added(this.as.length);
   }
-
-  private readonly atTurnEnd = (): void => {
-    this.scheduled = false;
-    this.flush();
-  };
 
   flush(): void {
     if (this.as.length === 0) return;
