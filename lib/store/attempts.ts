@@ -6,8 +6,12 @@
 //   evicts the record written longest ago. Each record's text is bounded by the outcome's own
 //   limit (MAX_OUTCOME_TEXT_BYTES, lib/domain/attempt.ts), so the whole store is too.
 // - A job has at most one record: recording again replaces it and makes it the newest.
-// - record, get, delete and the eviction are O(1): a Map keeps insertion order, so its first
-//   key is always the oldest record.
+// - record, get, delete and the eviction are O(1): records sit in slots linked oldest to
+//   newest (two Int32Arrays of links), and a Map finds a job's slot. The oldest is the list's
+//   head, never found by iterating the Map: V8 keeps a deleted Map entry as a hole until its
+//   table is rebuilt, and iterating from the first key walks every hole, so evicting "the first
+//   key" cost up to ~90 us per record once 100 000 were held (1 000 000 records: 50 s).
+// - Slots grow by doubling up to the capacity, so a primary that records little holds little.
 // - Memory only. The engine writes it (a result of the job's current attempt, or a due job no
 //   rule matched), REMOVE deletes the job's record, a step-down clears it (cluster mode: only
 //   the leader's attempts are told).
@@ -21,9 +25,20 @@ export interface ReadonlyAttempts {
   readonly size: number;
 }
 
+const NONE = -1;
+const FIRST_SLOTS = 1024;
+
 export class LastAttempts implements ReadonlyAttempts {
   readonly capacity: number;
-  private readonly records = new Map<string, Attempt>();
+  private readonly slotOf = new Map<string, number>();
+  private ids: string[] = [];
+  private attempts: (Attempt | undefined)[] = [];
+  private older = new Int32Array(0);
+  private newer = new Int32Array(0);
+  private oldest = NONE;
+  private newest = NONE;
+  /** Freed slots (a job's record deleted), reused before the slots grow. */
+  private free: number[] = [];
 
   constructor(capacity = MAX_ATTEMPT_RECORDS) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
@@ -31,32 +46,94 @@ export class LastAttempts implements ReadonlyAttempts {
   }
 
   get size(): number {
-    return this.records.size;
+    return this.slotOf.size;
   }
 
   get(jobId: string): Attempt | undefined {
-    return this.records.get(jobId);
+    const slot = this.slotOf.get(jobId);
+    return slot === undefined ? undefined : this.attempts[slot];
   }
 
   record(jobId: string, attempt: Attempt): void {
-    // Delete first so that a replaced record moves to the newest end.
-    if (!this.records.delete(jobId) && this.records.size >= this.capacity) {
-      const oldest = this.records.keys().next();
-      if (oldest.done !== true) this.records.delete(oldest.value);
+    let slot = this.slotOf.get(jobId);
+    if (slot !== undefined) {
+      this.unlink(slot); // replaced: it moves to the newest end
+    } else {
+      slot = this.slotForNew();
+      this.ids[slot] = jobId;
+      this.slotOf.set(jobId, slot);
     }
-    this.records.set(jobId, attempt);
+    this.attempts[slot] = attempt;
+    this.append(slot);
   }
 
   delete(jobId: string): void {
-    this.records.delete(jobId);
+    const slot = this.slotOf.get(jobId);
+    if (slot === undefined) return;
+    this.slotOf.delete(jobId);
+    this.unlink(slot);
+    this.ids[slot] = '';
+    this.attempts[slot] = undefined;
+    this.free.push(slot);
   }
 
   clear(): void {
-    this.records.clear();
+    this.slotOf.clear();
+    this.ids = [];
+    this.attempts = [];
+    this.older = new Int32Array(0);
+    this.newer = new Int32Array(0);
+    this.oldest = NONE;
+    this.newest = NONE;
+    this.free = [];
   }
 
   /** Every record, oldest first. */
-  entries(): IterableIterator<[string, Attempt]> {
-    return this.records.entries();
+  *entries(): IterableIterator<[string, Attempt]> {
+    for (let slot = this.oldest; slot !== NONE; slot = this.newer[slot]!) yield [this.ids[slot]!, this.attempts[slot]!];
+  }
+
+  /** A slot for a job not recorded yet: a freed one, a new one, or the oldest record's. */
+  private slotForNew(): number {
+    const freed = this.free.pop();
+    if (freed !== undefined) return freed;
+    if (this.slotOf.size >= this.capacity) {
+      const slot = this.oldest;
+      this.slotOf.delete(this.ids[slot]!);
+      this.unlink(slot);
+      return slot;
+    }
+    const slot = this.ids.length;
+    if (slot === this.older.length) this.grow();
+    this.ids.push('');
+    this.attempts.push(undefined);
+    return slot;
+  }
+
+  private grow(): void {
+    const size = Math.min(this.capacity, Math.max(FIRST_SLOTS, this.older.length * 2));
+    const older = new Int32Array(size);
+    const newer = new Int32Array(size);
+    older.set(this.older);
+    newer.set(this.newer);
+    this.older = older;
+    this.newer = newer;
+  }
+
+  private append(slot: number): void {
+    this.older[slot] = this.newest;
+    this.newer[slot] = NONE;
+    if (this.newest === NONE) this.oldest = slot;
+    else this.newer[this.newest] = slot;
+    this.newest = slot;
+  }
+
+  private unlink(slot: number): void {
+    const o = this.older[slot]!;
+    const n = this.newer[slot]!;
+    if (o === NONE) this.oldest = n;
+    else this.newer[o] = n;
+    if (n === NONE) this.newest = o;
+    else this.older[n] = o;
   }
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Attempt } from '../../../lib/domain/attempt.ts';
 import { LastAttempts, MAX_ATTEMPT_RECORDS } from '../../../lib/store/attempts.ts';
+import { prng } from '../../helpers/prng.ts';
 
 const attempt = (status: number): Attempt => ({
   rule: 'r.', runner: 'shell', startedNs: 10n, latenessNs: 1n, durationNs: 5n, outcome: { kind: 'exit', status, stderr: '' },
@@ -43,5 +44,33 @@ describe('store/attempts (LastAttempts)', () => {
     expect(MAX_ATTEMPT_RECORDS).to.equal(100_000);
     expect(new LastAttempts().capacity).to.equal(100_000);
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new LastAttempts(bad)).to.throw(RangeError);
+  });
+
+  it('agrees with a plain list under random records, deletes and clears, past many evictions', () => {
+    const rand = prng(22);
+    const store = new LastAttempts(50);
+    let model: Array<[string, number]> = []; // oldest first
+    for (let step = 0; step < 20_000; step++) {
+      const id = `j${Math.floor(rand() * 120)}`;
+      const r = rand();
+      if (r < 0.75) {
+        const status = step;
+        model = model.filter(([m]) => m !== id);
+        if (model.length >= 50) model.shift();
+        model.push([id, status]);
+        store.record(id, attempt(status));
+      } else if (r < 0.999) {
+        model = model.filter(([m]) => m !== id);
+        store.delete(id);
+      } else {
+        model = [];
+        store.clear();
+      }
+      if (step % 97 === 0 || step > 19_900) {
+        expect([...store.entries()].map(([i, a]) => [i, (a.outcome as { status: number }).status])).to.deep.equal(model);
+        expect(store.size).to.equal(model.length);
+        expect(store.get(id)?.outcome).to.deep.equal(model.find(([m]) => m === id) === undefined ? undefined : attempt(model.find(([m]) => m === id)![1]).outcome);
+      }
+    }
   });
 });
