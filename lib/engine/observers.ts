@@ -2,7 +2,11 @@
 // fired (the tick's wall time minus the job's execution time). That lateness is the figure an
 // operator tuning `framerate` wants, and the one bench/ measures against its target. And the
 // warning of every failed job, at any log level from warn up (doc/execution.md "The attempt
-// record"): one record per job that becomes `failed`, whatever its runner logged at debug.
+// record"): one record per job that becomes `failed`, whatever its runner logged at debug, up
+// to FAILURES_LOGGED_PER_SECOND a second; the rest of that second's failures are counted in one
+// record when it ends. A webhook that is down under 10 000 jobs a second, or a burst of a
+// million due jobs no rule matches, would otherwise write a record per job: CPU taken from the
+// tick (a million records held the primary for seconds at a time) and a flooded log.
 import type { Attempt } from '../domain/attempt.ts';
 import { describeOutcome } from '../domain/attempt.ts';
 import type { Command, Reply } from '../domain/command.ts';
@@ -23,18 +27,45 @@ export function firingLog(log: Logger): EngineObserver {
   };
 }
 
+/** Failed jobs logged one by one per second at most; the others are counted. */
+export const FAILURES_LOGGED_PER_SECOND = 100;
+const WINDOW_MS = 1000;
+
 /**
  * Logs each job that becomes `failed` once, at warn: `job failed` with the job, the rule, the
  * runner kind and the outcome in the runner's terms (`exit status 3`, `HTTP status 503`,
  * `network error: ...`, `no matching rule`). Never a stderr tail or a URL: error texts come
- * scrubbed of credentials from the runners.
+ * scrubbed of credentials from the runners. Past FAILURES_LOGGED_PER_SECOND in one second
+ * (a window opened by its first failure), the others are counted, and one record at warn
+ * closes the window: `jobs failed without a record of their own` with `jobs` (how many) and
+ * `last_job` (the last of them).
  */
 export function failureLog(log: Logger): EngineObserver {
+  let windowEnd = 0;
+  let logged = 0;
+  let unlogged = 0;
+  let lastUnlogged = '';
+  const closeWindow = (): void => {
+    if (unlogged > 0) log.warn({ jobs: unlogged, last_job: lastUnlogged, window_ms: WINDOW_MS }, 'jobs failed without a record of their own');
+    unlogged = 0;
+  };
   return {
     commandApplied(): void {},
     fired(): void {},
     finished(jobId: string, success: boolean, attempt: Attempt | undefined): void {
       if (success) return;
+      const now = Date.now();
+      if (now >= windowEnd) {
+        closeWindow(); // its timer may not have run yet: the count is told before new records
+        windowEnd = now + WINDOW_MS;
+        logged = 0;
+      }
+      if (logged >= FAILURES_LOGGED_PER_SECOND) {
+        if (unlogged++ === 0) setTimeout(closeWindow, windowEnd - now).unref();
+        lastUnlogged = jobId;
+        return;
+      }
+      logged++;
       log.warn({
         job: jobId,
         rule: attempt?.rule ?? null,
