@@ -11,6 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { row as burst } from './rows/burst.ts';
+import { row as burstMillion } from './rows/burst-million.ts';
 import { row as cluster } from './rows/cluster.ts';
 import { row as clusterFailover } from './rows/cluster-failover.ts';
 import { row as compaction } from './rows/compaction.ts';
@@ -29,7 +30,7 @@ import { row as rss } from './rows/rss.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, burst, lateness, rss, listing, replay, compaction, httpPut, ctlImport, cluster, clusterFailover];
+const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, cluster, clusterFailover];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)
