@@ -171,8 +171,11 @@ describe('attempt records, failure warnings, /metrics and /activity', function (
     expect(Date.now() - (last['at_ms'] as number)).to.be.within(0, 2000);
     const total = (k: string) => view.buckets.reduce((s, b) => s + (b[k] as number), 0);
     expect([total('fired'), total('executed'), total('failed')]).to.deep.equal([9, 6, 3]);
-    const busy = view.buckets.filter((b) => (b['fired'] as number) > 0);
-    for (const b of busy) {
+    // Lateness belongs to the second a runner started, which can be the one after the second
+    // its job fired: a bucket's lateness is there when a runner started in it.
+    const started = view.buckets.filter((b) => b['lateness_max_ms'] !== null);
+    expect(started.length).to.be.above(0);
+    for (const b of started) {
       expect(b['lateness_max_ms']).to.be.a('number').and.at.least(0);
       expect(b['lateness_p50_ms']).to.be.a('number').and.at.most(b['lateness_max_ms'] as number);
     }
