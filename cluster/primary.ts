@@ -118,6 +118,8 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     tlsEnabled: tls !== null,
     framerate: config.database.framerate,
   };
+  const failures = failureLog(log.child({ component: 'scheduler' }));
+  life.own({ failures });
   const engine = new Engine({
     jobs,
     rules,
@@ -133,7 +135,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     observer: combineObservers([
       instruments === null ? null : engineObserver(instruments),
       activityObserver(activity),
-      failureLog(log.child({ component: 'scheduler' })),
+      failures,
       log.debug() ? firingLog(log.child({ component: 'scheduler' })) : null,
     ]),
   });

@@ -34,6 +34,8 @@ export interface StopParts {
   telemetry?: Telemetry | null;
   /** Set once this process wrote it: a pidfile found there before is not ours to remove. */
   pidfile?: string;
+  /** The failure warnings' count of the last second (lib/engine/observers.ts failureLog). */
+  failures?: { flush(): void };
 }
 
 export async function stopParts(parts: StopParts): Promise<void> {
@@ -43,6 +45,7 @@ export async function stopParts(parts: StopParts): Promise<void> {
   await parts.supervisor?.drain(WORKER_EXIT_GRACE_MS);
   parts.ticker?.stop();
   await parts.pool?.stop(RUNNER_GRACE_MS);
+  parts.failures?.flush();
   await parts.storage?.close();
   // Last, so the final counts are in it; bounded, so a dead collector cannot hold the exit.
   await parts.telemetry?.shutdown(TELEMETRY_FLUSH_MS.primary);

@@ -40,12 +40,16 @@ const WINDOW_MS = 1000;
  * closes the window: `jobs failed without a record of their own` with `jobs` (how many) and
  * `last_job` (the last of them).
  */
-export function failureLog(log: Logger): EngineObserver {
-  let windowEnd = 0;
+export function failureLog(log: Logger, now: () => number = () => performance.now()): EngineObserver & { flush(): void } {
+  // `now`: the monotonic clock, in ms; a wall clock set back must not stretch a window.
+  let windowEnd = -Infinity;
   let logged = 0;
   let unlogged = 0;
   let lastUnlogged = '';
+  let timer: NodeJS.Timeout | null = null;
   const closeWindow = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
     if (unlogged > 0) log.warn({ jobs: unlogged, last_job: lastUnlogged, window_ms: WINDOW_MS }, 'jobs failed without a record of their own');
     unlogged = 0;
   };
@@ -54,14 +58,14 @@ export function failureLog(log: Logger): EngineObserver {
     fired(): void {},
     finished(jobId: string, success: boolean, attempt: Attempt | undefined): void {
       if (success) return;
-      const now = Date.now();
-      if (now >= windowEnd) {
+      const at = now();
+      if (at >= windowEnd) {
         closeWindow(); // its timer may not have run yet: the count is told before new records
-        windowEnd = now + WINDOW_MS;
+        windowEnd = at + WINDOW_MS;
         logged = 0;
       }
       if (logged >= FAILURES_LOGGED_PER_SECOND) {
-        if (unlogged++ === 0) setTimeout(closeWindow, windowEnd - now).unref();
+        if (unlogged++ === 0) timer = setTimeout(closeWindow, windowEnd - at).unref();
         lastUnlogged = jobId;
         return;
       }
@@ -73,6 +77,8 @@ export function failureLog(log: Logger): EngineObserver {
         outcome: attempt === undefined ? 'failed' : describeOutcome(attempt.outcome),
       }, 'job failed');
     },
+    /** Tells the count of the open window now (a stop: its timer would not run). */
+    flush: closeWindow,
   };
 }
 

@@ -88,9 +88,11 @@ export class LastAttempts implements ReadonlyAttempts {
     this.free = [];
   }
 
-  /** Every record, oldest first. */
-  *entries(): IterableIterator<[string, Attempt]> {
-    for (let slot = this.oldest; slot !== NONE; slot = this.newer[slot]!) yield [this.ids[slot]!, this.attempts[slot]!];
+  /** Every record, oldest first: a copy, so the store may change while it is read. */
+  entries(): IterableIterator<[string, Attempt]> {
+    const all: Array<[string, Attempt]> = [];
+    for (let slot = this.oldest; slot !== NONE; slot = this.newer[slot]!) all.push([this.ids[slot]!, this.attempts[slot]!]);
+    return all.values();
   }
 
   /** A slot for a job not recorded yet: a freed one, a new one, or the oldest record's. */

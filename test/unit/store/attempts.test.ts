@@ -46,31 +46,45 @@ describe('store/attempts (LastAttempts)', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => new LastAttempts(bad)).to.throw(RangeError);
   });
 
-  it('agrees with a plain list under random records, deletes and clears, past many evictions', () => {
-    const rand = prng(22);
-    const store = new LastAttempts(50);
-    let model: Array<[string, number]> = []; // oldest first
-    for (let step = 0; step < 20_000; step++) {
-      const id = `j${Math.floor(rand() * 120)}`;
-      const r = rand();
-      if (r < 0.75) {
-        const status = step;
-        model = model.filter(([m]) => m !== id);
-        if (model.length >= 50) model.shift();
-        model.push([id, status]);
-        store.record(id, attempt(status));
-      } else if (r < 0.999) {
-        model = model.filter(([m]) => m !== id);
-        store.delete(id);
-      } else {
-        model = [];
-        store.clear();
+  for (const [capacity, ids] of [[50, 120], [1500, 3500]] as const) {
+    it(`agrees with a plain list under random records, deletes and clears, past many evictions (capacity ${capacity})`, () => {
+      const rand = prng(capacity);
+      const store = new LastAttempts(capacity);
+      let model: Array<[string, number]> = []; // oldest first
+      for (let step = 0; step < 20_000; step++) {
+        const id = `j${Math.floor(rand() * ids)}`;
+        const r = rand();
+        if (r < 0.75) {
+          const status = step;
+          model = model.filter(([m]) => m !== id);
+          if (model.length >= capacity) model.shift();
+          model.push([id, status]);
+          store.record(id, attempt(status));
+        } else if (r < 0.999) {
+          model = model.filter(([m]) => m !== id);
+          store.delete(id);
+        } else {
+          model = [];
+          store.clear();
+        }
+        if (step % 97 === 0 || step > 19_900) {
+          expect([...store.entries()].map(([i, a]) => [i, (a.outcome as { status: number }).status])).to.deep.equal(model);
+          expect(store.size).to.equal(model.length);
+          expect(store.get(id)?.outcome).to.deep.equal(model.find(([m]) => m === id) === undefined ? undefined : attempt(model.find(([m]) => m === id)![1]).outcome);
+        }
       }
-      if (step % 97 === 0 || step > 19_900) {
-        expect([...store.entries()].map(([i, a]) => [i, (a.outcome as { status: number }).status])).to.deep.equal(model);
-        expect(store.size).to.equal(model.length);
-        expect(store.get(id)?.outcome).to.deep.equal(model.find(([m]) => m === id) === undefined ? undefined : attempt(model.find(([m]) => m === id)![1]).outcome);
-      }
+    });
+  }
+
+  it('entries() is a copy: the store may change while it is read', () => {
+    const store = new LastAttempts(3);
+    for (const id of ['a', 'b', 'c']) store.record(id, attempt(0));
+    const seen: string[] = [];
+    for (const [id] of store.entries()) {
+      seen.push(id);
+      store.record(id, attempt(1));
+      if (id === 'b') store.clear();
     }
+    expect(seen).to.deep.equal(['a', 'b', 'c']);
   });
 });
