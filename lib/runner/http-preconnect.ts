@@ -38,7 +38,7 @@ interface AgentInternals {
 
 export interface Preconnecting {
   /**
-   * Opens a spare connection to `url`'s origin unless the agent holds one already. `connectMs`
+   * Opens a spare connection to `url`'s origin unless the agent holds an idle one. `connectMs`
    * bounds the handshake, `idleMs` how long an unused spare is kept.
    */
   preconnect(url: URL, connectMs: number, idleMs: number): void;
