@@ -31,7 +31,7 @@ async function lines(c: LineClient, rid: string, rest: string): Promise<string[]
 }
 
 describe('cluster mode: the log on a JetStream stream', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let bin = '';
   let nats: NatsCluster | null = null;
   const daemons: Daemon[] = [];
@@ -43,8 +43,12 @@ describe('cluster mode: the log on a JetStream stream', function () {
     await nats?.stop();
     nats = null;
   });
+  // Ready within tickd's own bounds, not a tighter one: on a fresh three-server cluster its
+  // start-up creates the R3 stream, then the lease and nodes buckets (R3 streams too), each
+  // retried by tickd for up to 20 s. Under the full suite's load two of them once took 10-15 s
+  // each, and a 30 s wait here failed a test whose daemon was still starting as it should.
   const start = async (args: string[], dir = tempDir()): Promise<Daemon> => {
-    const d = await Daemon.start({ args, dir, readyTimeoutMs: 30_000 });
+    const d = await Daemon.start({ args, dir, readyTimeoutMs: 90_000 });
     daemons.push(d);
     return d;
   };
