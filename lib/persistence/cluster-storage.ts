@@ -1,10 +1,11 @@
 // Cluster mode's storage (tickd(8) CLUSTER MODE): the log is the cluster's JetStream stream.
 // Start-up, in order: connect to NATS (a bounded wait: unreachable is a startup error) ->
 // the stream, created if absent -> the lease and nodes buckets -> the stream (its checkpoint,
-// then the messages after it) replayed into the stores, then followed
-// (lib/leadership/node.ts): the node starts as a follower, serves its clients by forwarding
-// to the leader, and competes for the lease once the primary starts it. Compaction is the stream's own retention (the last message per subject); the
-// leader also has checkpoints made (lib/leadership/checkpoints.ts), in the compaction child.
+// then the messages after it) replayed into the stores, then followed (lib/leadership/node.ts):
+// the node starts as a follower, serves its clients by forwarding to the leader, and competes
+// for the lease once the primary starts it. Compaction is the stream's own retention (the last
+// message per subject); the leader also has checkpoints made (lib/leadership/checkpoints.ts),
+// in the compaction child.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ClusterOptions } from '../cli.ts';
 import { StartupError } from '../errors.ts';
