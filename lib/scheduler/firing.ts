@@ -110,8 +110,9 @@ export class Firing {
       }
       const attempt = newAttemptId();
       changes.setStatus(job.id, 'triggered', attempt);
-      observer?.fired(job, 'triggered', nowNs);
+      // Handed over before it is observed: the execution's start is what waits, the count not.
       this.p.dispatch(job, rule, attempt);
+      observer?.fired(job, 'triggered', nowNs);
     }
   }
 
