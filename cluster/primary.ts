@@ -87,7 +87,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const runners = new RunnerProcesses({
     count: action.runnerProcesses,
     maxInflight: action.maxInflight,
-    init: { shellPath: config.shell.path, shellArgs: [...config.shell.args], timeoutMs: runnerTimeoutMs(), logLevel: config.log.level, logFormat: action.logFormat },
+    init: { shellPath: config.shell.path, shellArgs: [...config.shell.args], timeoutMs: runnerTimeoutMs(), logLevel: config.log.level, logFormat: action.logFormat, sliceUs: action.tickSliceUs },
     log: log.child({ component: 'runner' }),
     ...poolHooks(sinks),
   });

@@ -65,8 +65,9 @@ Options:
       --runner-processes N
                          runner child processes the executions run in, 1 to 64
                          (default 1)
-      --tick-slice US    the tick thread's scheduler slice in microseconds, 100 to 100000
-                         (default 100, Linux 6.12+); 0 keeps the kernel's default
+      --tick-slice US    the scheduler slice of the tick thread and of each runner child, in
+                         microseconds, 100 to 100000 (default 100, Linux 6.12+); 0 keeps the
+                         kernel's default
       --log-format FMT   log records on stderr: json (default; a JSON object a line)
                          or pretty (a readable line a record, for a terminal)
       --check            validate configuration and exit 0 printing "configuration ok"

@@ -28,6 +28,8 @@ export interface RunnerInit {
   readonly maxInflight: number;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
+  /** The scheduler slice the child asks for its main thread (--tick-slice; 0: the default). */
+  readonly sliceUs: number;
 }
 
 /** The spec's execution request, plus the job's execution time (the http body, the process environment). */

@@ -1,5 +1,6 @@
 // The primary asks the kernel for a short scheduler slice for its main thread, which runs the
-// tick (cluster/short-slice.ts), and nothing it starts inherits it.
+// tick (cluster/short-slice.ts), and so does each runner child for its own; nothing they start
+// inherits it.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,13 +9,14 @@ import { jobStatus, LineClient, nowNs, waitFor } from '../helpers/client.ts';
 import { customSlicesHere, schedSlice } from '../helpers/procfs.ts';
 
 const isSliceLine = (r: Record<string, unknown>) => String(r['msg']).startsWith('tick thread: ');
+const isRunnerSliceLine = (r: Record<string, unknown>) => String(r['msg']).startsWith('runner process: ');
 
 describe('tick thread slice', function () {
   this.timeout(30000);
   let daemon: Daemon | null = null;
   afterEach(async () => { await daemon?.stop(); daemon = null; });
 
-  it('the primary gets a 100 us slice; a runner it forks keeps the default', async function () {
+  it('the primary and its runner child get a 100 us slice; a runner the child forks keeps the default', async function () {
     daemon = await Daemon.start();
     const line = await daemon.waitForLog(isSliceLine);
     if (!customSlicesHere()) {
@@ -26,6 +28,10 @@ describe('tick thread slice', function () {
     }
     expect(line).to.include({ msg: 'tick thread: short scheduler slice', sliceUs: 100 });
     expect(schedSlice(daemon.proc.pid!)).to.equal(100_000);
+    const runnerLine = await daemon.waitForLog(isRunnerSliceLine);
+    expect(runnerLine).to.include({ msg: 'runner process: short scheduler slice', sliceUs: 100 });
+    expect(runnerLine['pid']).to.not.equal(daemon.proc.pid);
+    expect(schedSlice(Number(runnerLine['pid']))).to.equal(100_000);
 
     const out = join(daemon.dir, 'slice.out');
     const c = await LineClient.connect(daemon.tcp);
@@ -45,10 +51,14 @@ describe('tick thread slice', function () {
     daemon = await Daemon.start({ args: ['--tick-slice', '250'] });
     expect(await daemon.waitForLog(isSliceLine)).to.include({ sliceUs: 250 });
     expect(schedSlice(daemon.proc.pid!)).to.equal(250_000);
+    const runnerLine = await daemon.waitForLog(isRunnerSliceLine);
+    expect(runnerLine).to.include({ sliceUs: 250 });
+    expect(schedSlice(Number(runnerLine['pid']))).to.equal(250_000);
     await daemon.stop();
 
     daemon = await Daemon.start({ args: ['--tick-slice', '0'] });
     expect(schedSlice(daemon.proc.pid!)).to.equal(schedSlice(process.pid));
     expect(daemon.stderr.join('\n')).to.not.include('tick thread');
+    expect(daemon.stderr.join('\n')).to.not.include('runner process: ');
   });
 });

@@ -79,7 +79,7 @@ function setup(count: number, maxInflight: number, failForks = 0) {
   const { ctx, lines } = capturingContext();
   const rp = new RunnerProcesses({
     count, maxInflight, log: ctx.log,
-    init: { shellPath: '/bin/sh', shellArgs: ['-c'], timeoutMs: 1000, logLevel: 'info', logFormat: 'json' },
+    init: { shellPath: '/bin/sh', shellArgs: ['-c'], timeoutMs: 1000, logLevel: 'info', logFormat: 'json', sliceUs: 0 },
     fork: (heapMb) => {
       if (failForks-- > 0) throw Object.assign(new Error('spawn ENOMEM'), { code: 'ENOMEM' });
       const c = new FakeChild(heapMb); children.push(c); return c as unknown as ChildProcess;
