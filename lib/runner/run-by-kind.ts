@@ -45,7 +45,7 @@ const redis = new LazyModule(() => import('./redis.ts'));
 
 /**
  * Starts loading the network runners in the background (a failure shows at their first job),
- * then sends one POST through the http runner to compile its path (http-warm-up.ts).
+ * then runs POSTs through the http runner so that its path is compiled and fast (http-warm-up.ts).
  */
 export function preloadRunners(ctx: RunnerContext): void {
   for (const m of [amqp, redis]) m.load().catch(() => {});
