@@ -33,6 +33,7 @@ import { activityObserver, poolHooks } from '../lib/engine/executions.ts';
 import type { Command, Reply } from '../lib/domain/command.ts';
 import { fail } from '../lib/errors.ts';
 import { buildStat, type StatSources } from '../lib/engine/stats.ts';
+import { warmUpFiring } from '../lib/engine/warm-up.ts';
 import { openStorage } from '../lib/persistence/storage.ts';
 import { JobStore } from '../lib/store/jobs.ts';
 import { RuleStore } from '../lib/store/rules.ts';
@@ -93,6 +94,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   });
   life.own({ pool: runners });
   runners.start();
+  warmUpFiring(); // before the state is loaded: its cost does not grow with the stores
 
   const jobs = new JobStore();
   const rules = new RuleStore();
