@@ -1,16 +1,19 @@
 // POSTs through the http runner to a server of the runner child's own, on loopback, as the
 // child starts (lib/runner/run-by-kind.ts preloadRunners).
 //
-// Why: V8 compiles a function when it is first called, and runs it slowly until it has been
-// called often. Without a warm-up, the first burst after a start paid for that between the
-// child taking its first request and the POST leaving. One POST straight to runHttp was not
-// enough: that step still took 1.2-2.8 ms in a daemon's first burst, against 0.3 ms in every
-// later one. So the warm-up takes the path a job takes: through a runner pool (a scratch one,
-// whose reports go nowhere), with requests shaped as the IPC channel delivers them
+// Why: V8 compiles a function when it is first called. Without a warm-up, the first burst
+// after a start paid for that between the child taking its first request and the POST
+// leaving. One POST straight to runHttp left the pool's part and the spare connection's
+// handover uncompiled: that step took 1.2-3.6 ms in a daemon's first burst (0.3 ms in any
+// later one). So the warm-up takes the path a job takes: through a runner pool (a scratch
+// one, whose reports go nowhere), with requests shaped as the IPC channel delivers them
 // (structured clones), each on a spare connection (http-preconnect.ts) as the lookahead has
-// one ready. The server listens on 127.0.0.1, port 0, and closes each connection after its
-// answer, so that every round finds no idle connection and opens a spare. The rounds log
-// nothing; one debug line sums them up.
+// one ready; with 3 rounds that step took 0.8-1.2 ms in 3 runs of 4. More rounds were worse:
+// 200 (enough for V8 to optimize the path for the warm-up's pattern) cost the first burst
+// 15-20% of its completion rate and left the step at 3.6-4.7 ms in 3 runs of 4. The server
+// listens on 127.0.0.1, port 0, and closes each connection after its answer, so that every
+// round finds no idle connection and opens a spare. The rounds log nothing; one debug line
+// sums them up.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
@@ -19,8 +22,8 @@ import type { Execution, RunnerContext } from './execution.ts';
 import { prepareHttp } from './http.ts';
 import { RunnerPool } from './pool.ts';
 
-/** Rounds of the warm-up: enough for V8 to optimize the path (measured: 1 was not). */
-export const WARM_UP_ROUNDS = 200;
+/** Rounds of the warm-up: each function of the path runs; more cost more than they gave. */
+export const WARM_UP_ROUNDS = 3;
 /** How long a round waits for its spare to reach the server before going on without. */
 const SPARE_WAIT_MS = 100;
 
