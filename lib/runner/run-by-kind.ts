@@ -45,7 +45,7 @@ const redis = new LazyModule(() => import('./redis.ts'));
 
 /**
  * Starts loading the network runners in the background (a failure shows at their first job),
- * then runs POSTs through the http runner so that its path is compiled and fast (http-warm-up.ts).
+ * then runs a few POSTs along a job's path through the http runner to compile it (http-warm-up.ts).
  */
 export function preloadRunners(ctx: RunnerContext): void {
   for (const m of [amqp, redis]) m.load().catch(() => {});
