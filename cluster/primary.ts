@@ -41,7 +41,7 @@ import { runnerTimeoutMs } from '../lib/runner/execution.ts';
 import { ExecutionResults } from '../lib/scheduler/results.ts';
 import { Ticker } from '../lib/scheduler/tick.ts';
 import { requestShortSlice, type SliceOutcome } from './short-slice.ts';
-import { wallNowNs } from '../lib/scheduler/clock.ts';
+import { wallNowNs, wallOfHr } from '../lib/scheduler/clock.ts';
 import { VERSION } from '../lib/version.ts';
 import { engineObserver, type JobInstruments } from '../lib/telemetry/instruments.ts';
 import { loadPrimaryMeters, loadTelemetry, type PrimaryMeters } from '../lib/telemetry/wiring.ts';
@@ -182,7 +182,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   // retried holds the tick: what comes due meanwhile fires, late, once writes go through).
   const ticker = new Ticker(config.database.framerate, node === undefined
     ? () => engine.tick(wallNowNs())
-    : () => node.firing && engine.tick(wallNowNs()));
+    : () => node.firing && engine.tick(wallNowNs()), wallOfHr);
   life.own({ ticker });
   if (node === undefined) {
     redispatch();

@@ -7,3 +7,8 @@ const clock = new EpochClock();
 export function wallNowNs(): bigint {
   return clock.nowNs();
 }
+
+/** The wall-clock nanoseconds of a process.hrtime.bigint() reading, in the same reading as wallNowNs. */
+export function wallOfHr(hr: bigint): bigint {
+  return clock.toEpochNs(hr);
+}

@@ -1,25 +1,40 @@
 // The fixed-rate tick loop (tickd.toml(5) [database]: `framerate` Hz). Each tick runs the
 // engine's tick, which fires what is due (lib/scheduler/firing.ts). Pacing uses the monotonic
-// clock and is drift-compensated: tick k is due at start + k*period, so time spent inside a
-// tick shortens the next wait instead of stretching the period. If the loop falls more than a
-// few periods behind (a blocked event loop) it skips ahead rather than firing a burst of ticks.
+// clock and does not drift: each tick is due at an instant of a fixed grid (below), so time
+// spent inside a tick shortens the next wait instead of stretching the period. If the loop
+// falls more than a few periods behind (a blocked event loop) it skips ahead rather than
+// firing a burst of ticks.
 // setTimeout has millisecond granularity; we schedule for the remaining whole milliseconds
 // and let the next tick catch up, which keeps the average rate exact.
+//
+// The grid is fixed in wall-clock time, whenever the daemon started: every instant whose
+// epoch nanoseconds are a multiple of the period (at the default 512 Hz, 1 953 125 ns: a tick
+// at each whole second, as at every rate that divides 10^9 ns). A job due at a whole second,
+// or at any instant of the grid, is then fired by the tick at that instant, not up to a period
+// later; so is a burst of them. The grid is found again after each tick through `epochOf`
+// (the scheduler's clock): when that clock is re-anchored (an NTP step) the next tick moves to
+// the grid in the new reading.
+// The first tick runs at start, off the grid, for what is already due.
 //
 // A tick that returns true had more due than it fired (a burst, fired in slices): the next
 // slice runs on the following event-loop turn (setImmediate), after the I/O that is ready, so
 // the first executions leave and commands are served between slices; the paced ticks go on.
+/** The wall-clock (epoch) nanoseconds of a process.hrtime.bigint() reading. */
+export type EpochOf = (hr: bigint) => bigint;
+
 export class Ticker {
   private readonly periodNs: bigint;
   private readonly onTick: () => boolean | void;
+  private readonly epochOf: EpochOf;
   private nextAt = 0n;
   private timer: NodeJS.Timeout | null = null;
   private burst: NodeJS.Immediate | null = null;
   private running = false;
 
-  constructor(hz: number, onTick: () => boolean | void) {
+  constructor(hz: number, onTick: () => boolean | void, epochOf: EpochOf = (hr) => hr) {
     this.periodNs = BigInt(Math.round(1e9 / hz));
     this.onTick = onTick;
+    this.epochOf = epochOf;
   }
 
   start(): void {
@@ -52,11 +67,18 @@ export class Ticker {
     let now = process.hrtime.bigint();
     while (now >= this.nextAt) {
       this.runTick();
-      this.nextAt += this.periodNs;
+      this.nextAt = this.gridAfter(this.nextAt);
       now = process.hrtime.bigint();
       if (now - this.nextAt > 4n * this.periodNs) this.nextAt = now; // fell behind: skip, don't burst
     }
     const waitMs = Number((this.nextAt - now) / 1_000_000n);
     this.timer = setTimeout(this.loop, waitMs);
   };
+
+  /** The first instant of the grid strictly after `hr`, as a monotonic reading. */
+  private gridAfter(hr: bigint): bigint {
+    const p = this.periodNs;
+    const phase = ((this.epochOf(hr) % p) + p) % p;
+    return hr + p - phase;
+  }
 }

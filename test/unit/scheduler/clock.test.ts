@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { wallNowNs } from '../../../lib/scheduler/clock.ts';
+import { wallNowNs, wallOfHr } from '../../../lib/scheduler/clock.ts';
 
 describe('scheduler/clock', () => {
   it('reads the wall clock in nanoseconds, monotonically, within a millisecond of Date.now()', () => {
@@ -12,6 +12,14 @@ describe('scheduler/clock', () => {
       expect(now >= before - 2_000_000n && now <= after + 2_000_000n, `${now} within [${before}, ${after}]`).to.equal(true);
       prev = now;
     }
+  });
+  it('reads a monotonic reading as the wall time it was taken at (the tick grid is placed by it)', () => {
+    const before = wallNowNs();
+    const hr = process.hrtime.bigint();
+    const after = wallNowNs();
+    const at = wallOfHr(hr);
+    expect(at >= before && at <= after, `${at} within [${before}, ${after}]`).to.equal(true);
+    expect(wallOfHr(hr + 1_953_125n) - at).to.equal(1_953_125n);
   });
   it('has sub-millisecond resolution', () => {
     const seen = new Set<bigint>();

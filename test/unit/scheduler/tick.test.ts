@@ -1,6 +1,8 @@
 // The tick loop's pacing (lib/scheduler/tick.ts) under fake timers and a fake monotonic clock:
 // the first tick runs at start, tick k is due at start + k*period whatever each tick costs,
-// a loop more than four periods behind skips ahead instead of bursting, and stop() stops.
+// a loop more than four periods behind skips ahead instead of bursting, ticks after the first
+// fall on the wall-clock grid (multiples of the period in epoch time, found again when the
+// clock is re-anchored), and stop() stops.
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { Ticker } from '../../../lib/scheduler/tick.ts';
@@ -46,6 +48,28 @@ describe('scheduler/tick', () => {
     expect(afterBlock).to.be.below(7); // at most the 4-period allowance, not 100
     clock.tick(100);
     expect(n - afterBlock).to.be.within(9, 11);
+    t.stop();
+  });
+
+  it('after the first tick, ticks fall where the wall clock reads a multiple of the period', () => {
+    const at: bigint[] = [];
+    // The wall clock reads 3 ms ahead of the monotonic one: the grid is at 7, 17, 27... ms.
+    const t = new Ticker(100, () => { at.push(process.hrtime.bigint()); }, (hr) => hr + 3_000_000n);
+    t.start();
+    clock.tick(30);
+    expect(at).to.deep.equal([0n, 7_000_000n, 17_000_000n, 27_000_000n]);
+    t.stop();
+  });
+
+  it('a re-anchored wall clock moves the ticks to its grid from the next one on', () => {
+    const at: bigint[] = [];
+    let offset = 3_000_000n;
+    const t = new Ticker(100, () => { at.push(process.hrtime.bigint()); }, (hr) => hr + offset);
+    t.start();
+    clock.tick(10); // ticks at 0 and 7; the one at 17 is already set
+    offset = 8_000_000n; // an NTP step: the grid is now at 2, 12, 22... ms
+    clock.tick(25);
+    expect(at).to.deep.equal([0n, 7_000_000n, 17_000_000n, 22_000_000n, 32_000_000n]);
     t.stop();
   });
 
