@@ -122,6 +122,8 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   };
   const failures = failureLog(log.child({ component: 'scheduler' }));
   life.own({ failures });
+  // The tick loop is made after the engine; the lookahead (in the engine's tick) only runs once it is.
+  let ticker: Ticker | null = null;
   const engine = new Engine({
     jobs,
     rules,
@@ -129,7 +131,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     results,
     activity: () => activity.snapshot(Date.now()),
     dispatch: (job, rule, attempt) => runners.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id }),
-    prepare: (runner) => runners.prepare(runner),
+    prepare: (runner, dueNs) => { runners.prepare(runner, dueNs); ticker?.awakeFor(dueNs); },
     stat: () => buildStat(statSources),
     onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
     // A journal that takes no writes (not the leader) said so once; its refusals are expected.
@@ -180,7 +182,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   };
   // Cluster mode: only the leader fires, and only while its writes go through (one being
   // retried holds the tick: what comes due meanwhile fires, late, once writes go through).
-  const ticker = new Ticker(config.database.framerate, node === undefined
+  ticker = new Ticker(config.database.framerate, node === undefined
     ? () => engine.tick(wallNowNs())
     : () => node.firing && engine.tick(wallNowNs()), wallOfHr);
   life.own({ ticker });

@@ -19,8 +19,10 @@ import { createLogger, type Logger } from '../lib/log.ts';
 import { RunnerPool, type RunReport } from '../lib/runner/pool.ts';
 import type { Execution, RunnerContext } from '../lib/runner/execution.ts';
 import { preloadRunners, prepareRunner } from '../lib/runner/run-by-kind.ts';
+import { wallNowNs } from '../lib/scheduler/clock.ts';
 import type { ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } from './ipc/runner-messages.ts';
 import { ProgressOutbox } from './ipc/progress-outbox.ts';
+import { Standby } from './runner-standby.ts';
 import { requestShortSlice } from './short-slice.ts';
 
 let pool: RunnerPool | null = null;
@@ -34,6 +36,10 @@ function send(msg: FromRunnerChild, then?: () => void): void {
 }
 
 const outbox = new ProgressOutbox((msg) => send(msg));
+
+const standby = new Standby(wallNowNs, (end) => {
+  log?.debug({ due: end.dueNs.toString(), awake_ms: Math.round(end.awakeMs * 1000) / 1000, ended: end.ended }, 'runner standby');
+});
 
 function response(exec: Execution, success: boolean, r: RunReport): ExecutionResponse {
   return { attempt: exec.attempt, success, startedNs: r.startedNs, durationNs: r.durationNs, outcome: r.outcome };
@@ -67,6 +73,7 @@ function start(init: RunnerInit): void {
 }
 
 async function stop(graceMs: number): Promise<void> {
+  standby.stop();
   await pool?.stop(graceMs);
   outbox.flush(); // what finished within the grace period, before 'stopped'
   send({ t: 'stopped', abandoned }, () => process.exit(0));
@@ -75,6 +82,7 @@ async function stop(graceMs: number): Promise<void> {
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
 process.on('disconnect', () => {
+  standby.stop();
   // Aborting kills the process groups the runners started; then nothing is left to wait for.
   void (pool?.stop(0) ?? Promise.resolve()).finally(() => process.exit(0));
 });
@@ -84,10 +92,12 @@ process.on('message', (msg: ToRunnerChild) => {
       start(msg.init);
       return;
     case 'execute':
+      standby.arrived();
       for (const req of msg.requests) pool!.submit(req);
       return;
     case 'prepare':
       if (ctx !== null) prepareRunner(msg.runner, ctx);
+      standby.at(msg.dueNs);
       return;
     case 'stop':
       void stop(msg.graceMs);

@@ -135,9 +135,9 @@ export class RunnerLink {
     this.post({ t: 'execute', requests });
   }
 
-  /** Tells the child of the next due job's runner (lib/scheduler/lookahead.ts). */
-  prepare(runner: RunnerSpec): void {
-    if (this.usable) this.post({ t: 'prepare', runner });
+  /** Tells the child of the next due job's runner and due time (lib/scheduler/lookahead.ts). */
+  prepare(runner: RunnerSpec, dueNs: bigint): void {
+    if (this.usable) this.post({ t: 'prepare', runner, dueNs });
   }
 
   /**

@@ -96,10 +96,10 @@ export class RunnerProcesses {
 
   /**
    * The next due job's runner (lib/scheduler/lookahead.ts): the child its execution would go to
-   * now readies what it needs.
+   * now readies what it needs, and is awake when it is due.
    */
-  prepare(runner: RunnerSpec): void {
-    if (!this.#stopped) this.#pick()?.prepare(runner);
+  prepare(runner: RunnerSpec, dueNs: bigint): void {
+    if (!this.#stopped) this.#pick()?.prepare(runner, dueNs);
   }
 
   /**

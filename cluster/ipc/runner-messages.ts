@@ -62,7 +62,8 @@ export interface Starts {
 export type ToRunnerChild =
   | { readonly t: 'init'; readonly init: RunnerInit }
   | { readonly t: 'execute'; readonly requests: ExecutionRequest[] }
-  | { readonly t: 'prepare'; readonly runner: RunnerSpec }
+  /** The next due job's runner (lib/scheduler/lookahead.ts) and its due time, epoch ns. */
+  | { readonly t: 'prepare'; readonly runner: RunnerSpec; readonly dueNs: bigint }
   | { readonly t: 'stop'; readonly graceMs: number };
 
 export type FromRunnerChild =

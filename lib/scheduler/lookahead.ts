@@ -2,7 +2,8 @@
 // LOOKAHEAD_NS and its rule's runner is http, the runner child is told to have a connection
 // to that origin ready (lib/runner/http-preconnect.ts). A job that comes due after a quiet
 // spell then starts on a connected socket: no TCP or TLS handshake between its due time and
-// its request. A scheduler knows when the next job is due; this puts that to use.
+// its request. The announcement carries the job's due time: the child is awake around it
+// (cluster/runner-standby.ts). A scheduler knows when the next job is due; this puts that to use.
 //
 // Cost: one time comparison per tick; every CHECK_EVERY_NS a look at the earliest armed job
 // and its rule. The same runner is announced at most once per LOOKAHEAD_NS (the child keeps a
@@ -15,7 +16,8 @@ export const LOOKAHEAD_NS = 1_000_000_000n;
 /** How often the earliest armed job is looked at. */
 export const CHECK_EVERY_NS = 100_000_000n;
 
-export type Prepare = (runner: RunnerSpec) => void;
+/** `dueNs`: when the job it was announced for is due (wall clock, epoch ns). */
+export type Prepare = (runner: RunnerSpec, dueNs: bigint) => void;
 
 export class Lookahead {
   private readonly jobs: ReadonlyJobs;
@@ -47,6 +49,6 @@ export class Lookahead {
     if (runner === this.lastRunner && nowNs >= this.lastAtNs && nowNs - this.lastAtNs < LOOKAHEAD_NS) return;
     this.lastRunner = runner;
     this.lastAtNs = nowNs;
-    this.prepare(runner);
+    this.prepare(runner, next);
   }
 }

@@ -19,6 +19,19 @@
 // A tick that returns true had more due than it fired (a burst, fired in slices): the next
 // slice runs on the following event-loop turn (setImmediate), after the I/O that is ready, so
 // the first executions leave and commands are served between slices; the paced ticks go on.
+//
+// awakeFor(T): the lookahead (lib/scheduler/lookahead.ts) announced a job due at T. From
+// AWAKE_LEAD_NS before the tick that covers T until that tick, the loop turns (setImmediate)
+// instead of sleeping in a timer: that tick runs at its grid instant, not up to a millisecond
+// after it (setTimeout's granularity), in a process that did not just wake from idle. The
+// runner child does the same (cluster/runner-standby.ts). An instant within AWAKE_SPACING_NS
+// of the last one taken is not (the lookahead may announce several rules' runners a second):
+// at most AWAKE_LEAD_NS of one core a second.
+/** How long before the tick that covers an announced instant the loop stops sleeping. */
+export const AWAKE_LEAD_NS = 2_000_000n;
+/** Announced instants closer than this to the last one taken are not stayed awake for. */
+export const AWAKE_SPACING_NS = 1_000_000_000n;
+
 /** The wall-clock (epoch) nanoseconds of a process.hrtime.bigint() reading. */
 export type EpochOf = (hr: bigint) => bigint;
 
@@ -29,6 +42,9 @@ export class Ticker {
   private nextAt = 0n;
   private timer: NodeJS.Timeout | null = null;
   private burst: NodeJS.Immediate | null = null;
+  private turn: NodeJS.Immediate | null = null;
+  private awakeAt: bigint | null = null;
+  private lastAwakeAt: bigint | null = null;
   private running = false;
 
   constructor(hz: number, onTick: () => boolean | void, epochOf: EpochOf = (hr) => hr) {
@@ -50,6 +66,16 @@ export class Ticker {
     this.timer = null;
     if (this.burst !== null) clearImmediate(this.burst);
     this.burst = null;
+    if (this.turn !== null) clearImmediate(this.turn);
+    this.turn = null;
+  }
+
+  /** Stay awake for the tick that covers `epochNs` (an announced due time). */
+  awakeFor(epochNs: bigint): void {
+    const last = this.lastAwakeAt;
+    if (last !== null && (epochNs > last ? epochNs - last : last - epochNs) < AWAKE_SPACING_NS) return;
+    this.lastAwakeAt = epochNs;
+    this.awakeAt = epochNs;
   }
 
   private runTick(): void {
@@ -63,15 +89,26 @@ export class Ticker {
 
   private readonly loop = (): void => {
     this.timer = null;
+    this.turn = null;
     if (!this.running) return;
     let now = process.hrtime.bigint();
     while (now >= this.nextAt) {
+      if (this.awakeAt !== null && this.epochOf(now) >= this.awakeAt) this.awakeAt = null; // this tick covers it
       this.runTick();
       this.nextAt = this.gridAfter(this.nextAt);
       now = process.hrtime.bigint();
       if (now - this.nextAt > 4n * this.periodNs) this.nextAt = now; // fell behind: skip, don't burst
     }
-    const waitMs = Number((this.nextAt - now) / 1_000_000n);
+    let wakeAt = this.nextAt;
+    // Awake only before the tick that covers the instant: the turns last AWAKE_LEAD_NS at most.
+    if (this.awakeAt !== null && this.epochOf(this.nextAt) >= this.awakeAt) {
+      if (this.nextAt - now <= AWAKE_LEAD_NS) {
+        this.turn = setImmediate(this.loop);
+        return;
+      }
+      wakeAt = this.nextAt - AWAKE_LEAD_NS;
+    }
+    const waitMs = Number((wakeAt - now) / 1_000_000n);
     this.timer = setTimeout(this.loop, waitMs);
   };
 

@@ -14,23 +14,24 @@ const OTHER: RunnerSpec = { type: 'http', method: 'POST', url: 'http://127.0.0.1
 
 function engineWithRules() {
   const prepared: RunnerSpec[] = [];
+  const dueTimes: bigint[] = [];
   const dispatched: string[] = [];
   const engine = new Engine({
     jobs: new JobStore(), rules: new RuleStore(), journal: null,
     dispatch: (job) => dispatched.push(job.id),
-    prepare: (runner) => prepared.push(runner),
+    prepare: (runner, dueNs) => { prepared.push(runner); dueTimes.push(dueNs); },
     stat: () => ({}) as StatValues,
     onPersistError: () => {},
   });
   engine.execute({ op: 'rule.set', rule: { id: 'hook', pattern: 'hook.', runner: HOOK } });
   engine.execute({ op: 'rule.set', rule: { id: 'other', pattern: 'other.', runner: OTHER } });
   engine.execute({ op: 'rule.set', rule: { id: 'sh', pattern: 'sh.', runner: { type: 'shell', command: 'true' } } });
-  return { engine, prepared, dispatched };
+  return { engine, prepared, dueTimes, dispatched };
 }
 
 describe('scheduler: lookahead for the next due job', () => {
-  it('announces the next due job\'s http runner once it is due within the lookahead, and only once', () => {
-    const { engine, prepared } = engineWithRules();
+  it('announces the next due job\'s http runner and due time once it is due within the lookahead, and only once', () => {
+    const { engine, prepared, dueTimes } = engineWithRules();
     const due = 10_000n * MS;
     engine.execute({ op: 'job.set', id: 'hook.1', execution: due });
     engine.tick(due - LOOKAHEAD_NS - 50n * MS);
@@ -38,6 +39,7 @@ describe('scheduler: lookahead for the next due job', () => {
     engine.tick(due - LOOKAHEAD_NS + 60n * MS);
     expect(prepared).to.have.length(1);
     expect(prepared[0]).to.deep.equal(HOOK);
+    expect(dueTimes, 'with the job\'s due time: the runner child is awake then').to.deep.equal([due]);
     for (let t = due - LOOKAHEAD_NS + 200n * MS; t < due; t += CHECK_EVERY_NS) engine.tick(t);
     expect(prepared, 'the same runner is not announced again within the lookahead').to.have.length(1);
   });

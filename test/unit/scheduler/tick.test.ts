@@ -2,10 +2,13 @@
 // the first tick runs at start, tick k is due at start + k*period whatever each tick costs,
 // a loop more than four periods behind skips ahead instead of bursting, ticks after the first
 // fall on the wall-clock grid (multiples of the period in epoch time, found again when the
-// clock is re-anchored), and stop() stops.
+// clock is re-anchored), awakeFor keeps the loop turning just before the tick of an
+// announced instant (and only then), and stop() stops.
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { Ticker } from '../../../lib/scheduler/tick.ts';
+import { AWAKE_LEAD_NS, Ticker } from '../../../lib/scheduler/tick.ts';
+
+const turns = async (n = 3): Promise<void> => { for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r)); };
 
 describe('scheduler/tick', () => {
   let clock: sinon.SinonFakeTimers;
@@ -71,6 +74,42 @@ describe('scheduler/tick', () => {
     clock.tick(25);
     expect(at).to.deep.equal([0n, 7_000_000n, 17_000_000n, 22_000_000n, 32_000_000n]);
     t.stop();
+  });
+
+  it('awakeFor(T): from AWAKE_LEAD_NS before the tick that covers T the loop turns instead of sleeping, and runs that tick on a turn', async () => {
+    const lead = Number(AWAKE_LEAD_NS / 1_000_000n);
+    const at: bigint[] = [];
+    const t = new Ticker(100, () => { at.push(process.hrtime.bigint()); });
+    t.start(); // ticks at 0, 10, 20...
+    t.awakeFor(35_000_000n); // covered by the tick at 40
+    clock.tick(40 - lead - 1);
+    await turns();
+    expect(at, 'timer-paced so far').to.deep.equal([0n, 10_000_000n, 20_000_000n, 30_000_000n]);
+    clock.tick(1); // the lead begins: the timer wakes the loop, which then turns
+    await turns();
+    clock.tick(lead);
+    expect(at, 'no timer runs the tick at 40').to.have.length(4);
+    await turns();
+    expect(at, 'a turn ran it').to.deep.equal([0n, 10_000_000n, 20_000_000n, 30_000_000n, 40_000_000n]);
+    clock.tick(10);
+    expect(at.at(-1), 'then timer-paced again').to.equal(50_000_000n);
+    t.stop();
+  });
+
+  it('awakeFor(T) leaves the ticks before the lead timer-paced, and stop() ends the turns', async () => {
+    const at: bigint[] = [];
+    const t = new Ticker(100, () => { at.push(process.hrtime.bigint()); });
+    t.start();
+    t.awakeFor(95_000_000n); // covered by the tick at 100: awake from 98
+    t.awakeFor(55_000_000n); // within AWAKE_SPACING_NS of it: ignored (taken, the tick at 60 would run on a turn)
+    clock.tick(97);
+    expect(at, 'each tick from its timer, within clock.tick').to.have.length(10);
+    clock.tick(1);
+    await turns();
+    t.stop();
+    clock.tick(10);
+    await turns();
+    expect(at, 'stopped: neither a turn nor a timer ticks').to.have.length(10);
   });
 
   it('stop() cancels the pending tick; start() again resumes', () => {
