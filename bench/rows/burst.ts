@@ -1,7 +1,8 @@
 // Burst: 20 000 jobs due at the same instant T on an http POST rule to a sink in the bench
 // process, in the configuration of the peer comparison (logfile with fsync, 2 workers); twice:
 // the daemon's first burst (its firing and runner paths have run only in the start-up warm-ups;
-// the connection to the sink is the one the lookahead opened about a second before T) and a
+// the connection to the sink is the one the lookahead opened about a second before T, and the
+// primary and the runner child are awake at T: cluster/runner-standby.ts) and a
 // second one 2-3 s later, warm. The figures are when the first POST reached the sink after T
 // (how long marking and committing the burst holds back the first execution) and the
 // completion rate from T to the last POST (bounded by the sink on this machine, ~11-13k/s).
@@ -35,7 +36,7 @@ export const row: Row = {
           const arrivals = sink.arrivals.slice(before).map((a) => a.arrivalMs);
           const first = Math.min(...arrivals) - dueMs;
           const last = Math.max(...arrivals) - dueMs;
-          const what = round === 'first' ? 'the daemon\'s first burst (its firing and runner paths ran only in the start-up warm-ups; connection opened ahead by the lookahead)' : 'a second burst 2-3 s later (warm)';
+          const what = round === 'first' ? 'the daemon\'s first burst (its firing and runner paths ran only in the start-up warm-ups; connection opened ahead and both processes awake at T by the lookahead)' : 'a second burst 2-3 s later (warm)';
           figures.push(
             {
               label: `burst of ${COUNT.toLocaleString('en')} due at T, ${round}: first POST at the sink after T`,
