@@ -8,11 +8,13 @@ describe('a burst of due process jobs', function () {
   this.timeout(60000);
 
   it('under a low open-file limit: spawn failures fail jobs, the daemon keeps serving', async () => {
-    // debug logging keeps stdout/stderr pipes, so every running child costs descriptors.
+    // debug logging keeps stdout/stderr pipes, so every running child costs descriptors. Each
+    // sleeps 5 s so that they pile up past the limit however fast this machine spawns: with
+    // 0.5 s, a VM that spawned 50 a second never had more than 25 at once, and no spawn failed.
     const daemon = await Daemon.start({ nofile: 120, config: { log: { level: 'debug' } } });
     try {
       const c = await LineClient.connect(daemon.tcp);
-      await c.request('r', 'RULE SET burst. burst. direct /bin/sleep 0.5');
+      await c.request('r', 'RULE SET burst. burst. direct /bin/sleep 5');
       const at = BigInt(Date.now()) * 1_000_000n;
       let lines = '';
       for (let i = 0; i < 400; i++) lines += `s${i} SET burst.${i} ${at}\n`;
