@@ -92,7 +92,7 @@ describe('stop during start-up', function () {
     for (let n = 0; n < ROUNDS; n++) await round(n);
     // Not asserted (it depends on the machine's speed), but shows the window was hit.
     console.log(`      ${beforeReady} of ${ROUNDS} stops came while the daemon was still starting`);
-  });
+  }).timeout(ROUNDS * 5000); // a round is three processes' start: 1.9 s each on a slow VM (56 s in all)
 
   it('SIGTERM while a big logfile is replayed: exit 0 once the replay ends, never ready', async () => {
     const daemon = replayingDaemon();
