@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 /** Screenshots and other artefacts of browser tests (at the repository root, not committed). */
@@ -82,16 +82,24 @@ export class PageWatch {
   readonly requests: string[] = [];
   private readonly expected: Array<{ pattern: RegExp; seen: boolean }> = [];
   private closing = false;
+  private readonly inFlight = new Set<Request>();
+  /** In flight when the test navigated the page itself: aborting them was the test's doing. */
+  private readonly cutShort = new Set<Request>();
 
   constructor(page: Page) {
     page.on('console', (msg) => {
       if (msg.type() === 'error') this.problem(`console error: ${msg.text()} (at ${msg.location().url})`);
     });
     page.on('pageerror', (err) => this.problem(`page error: ${err.stack ?? err.message}`));
-    page.on('request', (req) => this.requests.push(req.url()));
+    page.on('request', (req) => {
+      this.requests.push(req.url());
+      this.inFlight.add(req);
+    });
+    page.on('requestfinished', (req) => this.inFlight.delete(req));
     page.on('requestfailed', (req) => {
+      this.inFlight.delete(req);
       const why = req.failure()?.errorText ?? 'unknown';
-      if (this.closing && why === 'net::ERR_ABORTED') return;
+      if (why === 'net::ERR_ABORTED' && (this.closing || this.cutShort.has(req))) return;
       this.problem(`request failed: ${req.method()} ${req.url()} (${why})`);
     });
   }
@@ -103,6 +111,15 @@ export class PageWatch {
   async closeWith(close: () => Promise<void>): Promise<void> {
     this.closing = true;
     await close();
+  }
+
+  /**
+   * Runs a navigation of the test's own (a reload): the requests in flight as it starts (a
+   * periodic refresh, seen in a full run on a slow machine) are cut short by the test.
+   */
+  async navigateWith(navigate: () => Promise<unknown>): Promise<void> {
+    for (const req of this.inFlight) this.cutShort.add(req);
+    await navigate();
   }
 
   /** The next problem matching `pattern` is intended (one per call). */

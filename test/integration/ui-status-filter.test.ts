@@ -106,14 +106,14 @@ describe('web console: signed-in line and status filter in Chromium', function (
   }
 
   it('the header names the token and its namespace, after sign-in and after a reload; sign-out forgets it', async () => {
-    const { page } = await newPage();
+    const { page, watch } = await newPage();
     await signIn(page, 'secret-admin');
     const whoami = page.locator('#whoami');
     await page.locator('#whoami', { hasText: exactly('signed in as admin (namespace *)') }).waitFor();
     expect(await whoami.getAttribute('title')).to.equal('This token may see and change every job and rule.');
     // A reload keeps the token (sessionStorage): a refresh asks GET /whoami for the name again.
     const asked = page.waitForRequest((req) => new URL(req.url()).pathname === '/whoami');
-    await page.reload();
+    await watch.navigateWith(() => page.reload());
     await asked;
     await page.locator('#whoami', { hasText: exactly('signed in as admin (namespace *)') }).waitFor();
 
