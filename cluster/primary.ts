@@ -131,7 +131,10 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     results,
     activity: () => activity.snapshot(Date.now()),
     dispatch: (job, rule, attempt) => runners.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id }),
-    prepare: (runner, dueNs) => { runners.prepare(runner, dueNs); ticker?.awakeFor(dueNs); },
+    prepare: (runner, awakeNs) => {
+      runners.prepare(runner, awakeNs);
+      if (awakeNs !== null) ticker?.awakeFor(awakeNs);
+    },
     stat: () => buildStat(statSources),
     onPersistError: (err) => log.error({ err }, 'persisting failed; unacknowledged changes rolled back'),
     // A journal that takes no writes (not the leader) said so once; its refusals are expected.

@@ -97,7 +97,7 @@ process.on('message', (msg: ToRunnerChild) => {
       return;
     case 'prepare':
       if (ctx !== null) prepareRunner(msg.runner, ctx);
-      standby.at(msg.dueNs);
+      if (msg.awakeNs !== null) standby.at(msg.awakeNs);
       return;
     case 'stop':
       void stop(msg.graceMs);

@@ -136,8 +136,8 @@ export class RunnerLink {
   }
 
   /** Tells the child of the next due job's runner and due time (lib/scheduler/lookahead.ts). */
-  prepare(runner: RunnerSpec, dueNs: bigint): void {
-    if (this.usable) this.post({ t: 'prepare', runner, dueNs });
+  prepare(runner: RunnerSpec, awakeNs: bigint | null): void {
+    if (this.usable) this.post({ t: 'prepare', runner, awakeNs });
   }
 
   /**

@@ -98,8 +98,8 @@ export class RunnerProcesses {
    * The next due job's runner (lib/scheduler/lookahead.ts): the child its execution would go to
    * now readies what it needs, and is awake when it is due.
    */
-  prepare(runner: RunnerSpec, dueNs: bigint): void {
-    if (!this.#stopped) this.#pick()?.prepare(runner, dueNs);
+  prepare(runner: RunnerSpec, awakeNs: bigint | null): void {
+    if (!this.#stopped) this.#pick()?.prepare(runner, awakeNs);
   }
 
   /**

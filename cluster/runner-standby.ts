@@ -10,9 +10,9 @@
 // burst's start the child's part (the primary's send -> request written) was 5-8 ms of a
 // first POST at 8-14 ms after T (5 runs, probes); awake, 2.0-2.8 ms of 5.6-7.0 ms (3 runs).
 //
-// Cost: one core for at most LEAD_MS + TAIL_MS per standby, and a due instant within a second
-// of the last one armed gets none (the lookahead may announce several rules' runners a
-// second): at most 0.7% of a core. An execution request ends the standby early.
+// Cost: one core for at most LEAD_MS + TAIL_MS per standby; the lookahead passes at most one
+// due instant a second: at most 0.7% of a core. An execution request ends the standby early.
+// A new instant replaces the one armed.
 
 import { MAX_TIMER_MS } from '../lib/clock.ts';
 
@@ -22,8 +22,6 @@ const NS_PER_MS = 1_000_000n;
 export const LEAD_MS = 2;
 /** How long after it the child stays awake if no request has come. */
 export const TAIL_MS = 5;
-/** Due instants closer than this to the last one armed are not stood by for. */
-export const SPACING_NS = 1_000_000_000n;
 
 export interface StandbyEnd {
   /** The due instant it was armed for, wall clock, epoch ns. */
@@ -39,7 +37,7 @@ export class Standby {
   private readonly onEnd: (end: StandbyEnd) => void;
   private timer: NodeJS.Timeout | null = null;
   private turn: NodeJS.Immediate | null = null;
-  private dueNs: bigint | null = null;
+  private dueNs = 0n;
   private untilNs = 0n;
   private wokeNs = 0n;
 
@@ -56,8 +54,6 @@ export class Standby {
 
   /** Be awake from LEAD_MS before `dueNs` until a request arrives or TAIL_MS after it. */
   at(dueNs: bigint): void {
-    const last = this.dueNs;
-    if (last !== null && (dueNs > last ? dueNs - last : last - dueNs) < SPACING_NS) return;
     this.stop();
     this.dueNs = dueNs;
     this.untilNs = dueNs + BigInt(TAIL_MS) * NS_PER_MS;
@@ -94,6 +90,6 @@ export class Standby {
 
   private end(ended: StandbyEnd['ended']): void {
     this.turn = null;
-    this.onEnd({ dueNs: this.dueNs!, awakeMs: Number(this.nowNs() - this.wokeNs) / 1e6, ended });
+    this.onEnd({ dueNs: this.dueNs, awakeMs: Number(this.nowNs() - this.wokeNs) / 1e6, ended });
   }
 }

@@ -2,8 +2,11 @@
 // LOOKAHEAD_NS and its rule's runner is http, the runner child is told to have a connection
 // to that origin ready (lib/runner/http-preconnect.ts). A job that comes due after a quiet
 // spell then starts on a connected socket: no TCP or TLS handshake between its due time and
-// its request. The announcement carries the job's due time: the child is awake around it
-// (cluster/runner-standby.ts). A scheduler knows when the next job is due; this puts that to use.
+// its request. The announcement carries the job's due time, for the primary's tick loop and the
+// child to be awake at it (lib/scheduler/tick.ts awakeFor, cluster/runner-standby.ts), unless
+// a due time within AWAKE_SPACING_NS of it was passed already (then null): several rules'
+// runners may be announced in a second, their wake-ups may not. A scheduler knows when the
+// next job is due; this puts that to use.
 //
 // Cost: one time comparison per tick; every CHECK_EVERY_NS a look at the earliest armed job
 // and its rule. The same runner is announced at most once per LOOKAHEAD_NS (the child keeps a
@@ -16,8 +19,11 @@ export const LOOKAHEAD_NS = 1_000_000_000n;
 /** How often the earliest armed job is looked at. */
 export const CHECK_EVERY_NS = 100_000_000n;
 
-/** `dueNs`: when the job it was announced for is due (wall clock, epoch ns). */
-export type Prepare = (runner: RunnerSpec, dueNs: bigint) => void;
+/** Due times closer than this to the last one passed are not passed (at most one wake-up a second). */
+export const AWAKE_SPACING_NS = 1_000_000_000n;
+
+/** `awakeNs`: when the job it was announced for is due (wall clock, epoch ns), or null (see above). */
+export type Prepare = (runner: RunnerSpec, awakeNs: bigint | null) => void;
 
 export class Lookahead {
   private readonly jobs: ReadonlyJobs;
@@ -26,6 +32,7 @@ export class Lookahead {
   private nextCheckNs = 0n;
   private lastRunner: RunnerSpec | null = null;
   private lastAtNs = 0n;
+  private lastAwakeNs: bigint | null = null;
 
   constructor(jobs: ReadonlyJobs, rules: ReadonlyRules, prepare: Prepare) {
     this.jobs = jobs;
@@ -49,6 +56,9 @@ export class Lookahead {
     if (runner === this.lastRunner && nowNs >= this.lastAtNs && nowNs - this.lastAtNs < LOOKAHEAD_NS) return;
     this.lastRunner = runner;
     this.lastAtNs = nowNs;
-    this.prepare(runner, next);
+    const last = this.lastAwakeNs;
+    const awake = last === null || (next > last ? next - last : last - next) >= AWAKE_SPACING_NS;
+    if (awake) this.lastAwakeNs = next;
+    this.prepare(runner, awake ? next : null);
   }
 }

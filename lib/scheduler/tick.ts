@@ -24,13 +24,10 @@
 // AWAKE_LEAD_NS before the tick that covers T until that tick, the loop turns (setImmediate)
 // instead of sleeping in a timer: that tick runs at its grid instant, not up to a millisecond
 // after it (setTimeout's granularity), in a process that did not just wake from idle. The
-// runner child does the same (cluster/runner-standby.ts). An instant within AWAKE_SPACING_NS
-// of the last one taken is not (the lookahead may announce several rules' runners a second):
-// at most AWAKE_LEAD_NS of one core a second.
+// runner child does the same (cluster/runner-standby.ts). The lookahead passes at most one
+// instant a second: at most AWAKE_LEAD_NS of one core a second.
 /** How long before the tick that covers an announced instant the loop stops sleeping. */
 export const AWAKE_LEAD_NS = 2_000_000n;
-/** Announced instants closer than this to the last one taken are not stayed awake for. */
-export const AWAKE_SPACING_NS = 1_000_000_000n;
 
 /** The wall-clock (epoch) nanoseconds of a process.hrtime.bigint() reading. */
 export type EpochOf = (hr: bigint) => bigint;
@@ -44,7 +41,6 @@ export class Ticker {
   private burst: NodeJS.Immediate | null = null;
   private turn: NodeJS.Immediate | null = null;
   private awakeAt: bigint | null = null;
-  private lastAwakeAt: bigint | null = null;
   private running = false;
 
   constructor(hz: number, onTick: () => boolean | void, epochOf: EpochOf = (hr) => hr) {
@@ -70,11 +66,8 @@ export class Ticker {
     this.turn = null;
   }
 
-  /** Stay awake for the tick that covers `epochNs` (an announced due time). */
+  /** Stay awake for the tick that covers `epochNs` (an announced due time); replaces the last. */
   awakeFor(epochNs: bigint): void {
-    const last = this.lastAwakeAt;
-    if (last !== null && (epochNs > last ? epochNs - last : last - epochNs) < AWAKE_SPACING_NS) return;
-    this.lastAwakeAt = epochNs;
     this.awakeAt = epochNs;
   }
 

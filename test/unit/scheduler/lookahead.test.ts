@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
 import type { StatValues } from '../../../lib/domain/stat.ts';
 import { Engine } from '../../../lib/engine/engine.ts';
-import { CHECK_EVERY_NS, LOOKAHEAD_NS } from '../../../lib/scheduler/lookahead.ts';
+import { AWAKE_SPACING_NS, CHECK_EVERY_NS, LOOKAHEAD_NS } from '../../../lib/scheduler/lookahead.ts';
 import { JobStore } from '../../../lib/store/jobs.ts';
 import { RuleStore } from '../../../lib/store/rules.ts';
 
@@ -14,7 +14,7 @@ const OTHER: RunnerSpec = { type: 'http', method: 'POST', url: 'http://127.0.0.1
 
 function engineWithRules() {
   const prepared: RunnerSpec[] = [];
-  const dueTimes: bigint[] = [];
+  const dueTimes: Array<bigint | null> = [];
   const dispatched: string[] = [];
   const engine = new Engine({
     jobs: new JobStore(), rules: new RuleStore(), journal: null,
@@ -42,6 +42,20 @@ describe('scheduler: lookahead for the next due job', () => {
     expect(dueTimes, 'with the job\'s due time: the runner child is awake then').to.deep.equal([due]);
     for (let t = due - LOOKAHEAD_NS + 200n * MS; t < due; t += CHECK_EVERY_NS) engine.tick(t);
     expect(prepared, 'the same runner is not announced again within the lookahead').to.have.length(1);
+  });
+
+  it('passes a due time within AWAKE_SPACING_NS of the last one passed as null: another rule\'s runner is announced, no wake-up', () => {
+    const { engine, prepared, dueTimes } = engineWithRules();
+    const due = 20_000n * MS;
+    engine.execute({ op: 'job.set', id: 'hook.1', execution: due });
+    engine.execute({ op: 'job.set', id: 'other.1', execution: due + 300n * MS });
+    engine.execute({ op: 'job.set', id: 'hook.2', execution: due + AWAKE_SPACING_NS + 400n * MS });
+    engine.tick(due - 500n * MS); // hook.1 announced with its due time
+    engine.tick(due); // hook.1 fires; other.1 is next: its runner is announced, 300 ms after the last due time
+    engine.tick(due + 300n * MS); // other.1 fires; hook.2, next, is not within the lookahead yet
+    engine.tick(due + 500n * MS); // now it is: 1.4 s after the last due time passed
+    expect(prepared).to.deep.equal([HOOK, OTHER, HOOK]);
+    expect(dueTimes).to.deep.equal([due, null, due + AWAKE_SPACING_NS + 400n * MS]);
   });
 
   it('announces the same runner again after the wall clock was set back', () => {
