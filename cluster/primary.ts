@@ -146,6 +146,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
       log.debug() ? firingLog(log.child({ component: 'scheduler' })) : null,
     ]),
   });
+  life.own({ engine });
 
   // Cluster mode: a follower forwards its clients' batches to the leader (lib/leadership).
   // GET /metrics is this node's own, answered here whatever the node's role.

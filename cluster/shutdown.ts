@@ -1,13 +1,23 @@
 // How the primary stops (tickd(8) SIGNALS); when it stops is cluster/lifecycle.ts's business.
 //
 // The ordered stop, over the parts that exist (a stop during start-up finds only some):
-//   (cluster mode: hand the lead over) -> drain the workers (they stop accepting and answer
-//   what they received; HTTP gets 5 s; WORKER_EXIT_GRACE_MS, then SIGKILL) -> stop the tick
-//   -> stop the runner child processes (each gets RUNNER_GRACE_MS, then aborts what still
-//   runs; those executions stay `triggered` on disk and run again at the next start) -> flush
-//   and fsync the log -> flush telemetry (at most 2 s) -> remove the pidfile.
-// Workers go first: while they drain, the engine still answers their batches, and only once
-// they are gone can nothing new reach the journal that is closed after them. A cluster
+//   hold the firing (nothing more fires; the tick goes on applying results) -> (cluster mode:
+//   hand the lead over) -> at the same time: drain the workers (they stop accepting and answer
+//   what they received; HTTP gets 5 s; WORKER_EXIT_GRACE_MS, then SIGKILL) and stop the
+//   runner child processes (what runs gets RUNNER_GRACE_MS to finish, then is aborted; those
+//   executions stay `triggered` on disk and run again at the next start) -> stop the tick ->
+//   settle: apply the results reported since its last step and wait until they are durable ->
+//   flush and fsync the log -> flush telemetry (at most 2 s) -> remove the pidfile.
+// The firing is held first: a job that came due during the stop would only start to be
+// aborted, and run again after the restart; it stays `planned` and fires once, at the next
+// start. What runs gets as long as an HTTP request does, and at the same time, so a stop is
+// no longer for it: a webhook or a short command that finishes within it is recorded, not
+// run a second time after the restart. The tick applies results until the children are
+// gone, and the settle applies the last of them.
+// Runners may stop alongside the drain because only the tick hands out executions, and it
+// fires nothing once held; commands the workers still send are answered by the engine.
+// The workers are gone before the journal closes: while they drain, the engine still answers
+// their batches, and only once they are gone can nothing new reach the journal. A cluster
 // leader is the exception: it stops leading before its workers drain, so that failover does
 // not wait for the drain, and what its workers still send is forwarded to the new leader.
 //
@@ -20,12 +30,15 @@ import type { Ticker } from '../lib/scheduler/tick.ts';
 import { TELEMETRY_FLUSH_MS, type Telemetry } from '../lib/telemetry/wiring.ts';
 import type { RunnerProcesses } from './runner-processes.ts';
 import type { Supervisor } from './supervisor.ts';
-import { WORKER_EXIT_GRACE_MS } from './ipc/timing.ts';
+import { WORKER_DRAIN_MS, WORKER_EXIT_GRACE_MS } from './ipc/timing.ts';
 
-const RUNNER_GRACE_MS = 0;
+/** As long as the workers give an HTTP request in flight (WORKER_DRAIN_MS). */
+export const RUNNER_GRACE_MS = WORKER_DRAIN_MS;
 
 /** What a stop acts on: each part is filled in once it exists (Lifecycle.own). */
 export interface StopParts {
+  /** What fires due jobs and records their results (lib/engine/engine.ts). */
+  engine?: { holdFiring(): void; settle(): Promise<void> };
   supervisor?: Supervisor;
   ticker?: Ticker;
   /** The runner child processes (runner-processes.ts). */
@@ -39,12 +52,13 @@ export interface StopParts {
 }
 
 export async function stopParts(parts: StopParts): Promise<void> {
+  parts.engine?.holdFiring();
   // Cluster mode: a leader hands over first, so another node fires and writes at once while
   // this one's workers drain (their commands are forwarded to the new leader meanwhile).
   await parts.storage?.handOver?.();
-  await parts.supervisor?.drain(WORKER_EXIT_GRACE_MS);
+  await Promise.all([parts.supervisor?.drain(WORKER_EXIT_GRACE_MS), parts.pool?.stop(RUNNER_GRACE_MS)]);
   parts.ticker?.stop();
-  await parts.pool?.stop(RUNNER_GRACE_MS);
+  await parts.engine?.settle();
   parts.failures?.flush();
   await parts.storage?.close();
   // Last, so the final counts are in it; bounded, so a dead collector cannot hold the exit.

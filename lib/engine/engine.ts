@@ -84,6 +84,7 @@ export class Engine {
   private readonly ctx: EngineContext;
   private readonly observer: EngineObserver | undefined;
   private readonly onError: (err: unknown) => void;
+  private firingHeld = false;
 
   constructor(opts: EngineOptions) {
     this.onError = opts.onCommandError ?? (() => {});
@@ -130,18 +131,45 @@ export class Engine {
    * One scheduler step: apply finished executions, fire a slice of what is due (when that was
    * all of it, look ahead for the next due job: lib/scheduler/lookahead.ts), persist.
    * True when more was due than one slice: the caller runs the next step soon (tick.ts).
+   * Once holdFiring() was called, a step only applies results and persists.
    */
   tick(nowNs: bigint): boolean {
     let more = false;
     try {
       this.firing.applyResults();
-      more = this.firing.fireDue(nowNs);
-      if (!more) this.lookahead?.check(nowNs);
+      if (!this.firingHeld) {
+        more = this.firing.fireDue(nowNs);
+        if (!more) this.lookahead?.check(nowNs);
+      }
     } catch (err) {
       this.onError(err); // the loop must keep ticking; what was changed is still committed below
     }
     if (this.changes.pending > 0) this.commits.commit(noop, noop);
     return more;
+  }
+
+  /**
+   * A graceful stop has begun: from now on nothing more fires (what comes due stays `planned`
+   * and fires at the next start), while results go on being applied. Without it a job coming
+   * due during the stop would start only to be aborted, and run again after the restart.
+   */
+  holdFiring(): void {
+    this.firingHeld = true;
+  }
+
+  /**
+   * The stop's last step before the journal closes, once no runner is left to report: applies
+   * the results that came after the last tick and resolves once they are durable (or were
+   * rolled back by a failed flush). A result dropped here would leave a job that ran to the
+   * end `triggered` on disk, to run again at the next start.
+   */
+  settle(): Promise<void> {
+    try {
+      this.firing.applyResults();
+    } catch (err) {
+      this.onError(err);
+    }
+    return new Promise((resolve) => this.commits.commit(resolve, resolve));
   }
 
   /** A runner finished; applied at the next tick (`record`: the attempt, kept as the job's last). */

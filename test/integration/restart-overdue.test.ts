@@ -37,8 +37,9 @@ for (const how of ['SIGTERM', 'SIGKILL'] as const) {
       daemon = await logfileDaemon(dir);
       let c = await LineClient.connect(daemon.tcp);
       await ok(c, `RULE SET ov ov. shell "echo $TICKD_JOB_ID >> ${out}"`);
-      // Appends, then is still running when the daemon stops: the job stays triggered on disk.
-      await ok(c, `RULE SET lt lt. shell "echo $TICKD_JOB_ID >> ${out}; exec sleep 3"`);
+      // Appends, then the first time is still running when the daemon stops, past the stop's
+      // grace period for runners: the job stays triggered on disk. The second time it ends.
+      await ok(c, `RULE SET lt lt. shell "echo $TICKD_JOB_ID >> ${out}; if [ ! -e ${dir}/$TICKD_JOB_ID.ran ]; then : > ${dir}/$TICKD_JOB_ID.ran; exec sleep 30; fi"`);
       for (const id of ids('lt', LEFT)) await ok(c, `SET ${id} ${nowNs()}`);
       await waitFor(() => runsPerJob(out).size === LEFT, 10000, 'every lt job to have started');
       const dueAtMs = Date.now() + DUE_IN_MS;

@@ -111,6 +111,41 @@ describe('engine', () => {
     expect(jobs.get('x.1')!.status).to.equal('executed');
   });
 
+  it('a held firing fires nothing more, while ticks and the settle go on recording results durably', async () => {
+    const journal = new FakeJournal();
+    const { engine, run, jobs, dispatched } = setup(journal);
+    run([
+      { op: 'rule.set', rule: { id: 'r', pattern: 'x.', runner: { type: 'shell', command: 'true' } } },
+      { op: 'job.set', id: 'x.1', execution: 10n },
+      { op: 'job.set', id: 'x.2', execution: 10n },
+      { op: 'job.set', id: 'x.3', execution: 50n },
+    ]);
+    engine.tick(20n);
+    journal.succeed();
+    await tick();
+    expect(dispatched.map((d) => d.id)).to.deep.equal(['x.1', 'x.2']);
+    engine.holdFiring();
+    engine.result('x.1', dispatched[0]!.attempt, true);
+    expect(engine.tick(100n)).to.equal(false);
+    expect(jobs.get('x.1')!.status).to.equal('executed');
+    expect(jobs.get('x.3')!.status, 'due during the stop: left for the next start').to.equal('planned');
+    expect(dispatched).to.have.length(2);
+    journal.succeed();
+    await tick();
+    // A result after the last tick: the settle applies it, and resolves once it is durable.
+    engine.result('x.2', dispatched[1]!.attempt, false);
+    let settled = false;
+    const settling = engine.settle().then(() => { settled = true; });
+    expect(jobs.get('x.2')!.status).to.equal('failed');
+    expect(journal.records.at(-1)).to.deep.equal({ t: 'job', job: { id: 'x.2', execution: 10n, status: 'failed' } });
+    await tick();
+    expect(settled, 'before the journal said durable').to.equal(false);
+    journal.succeed();
+    await settling;
+    // Nothing to apply: resolves at once.
+    await engine.settle();
+  });
+
   it('re-dispatches only jobs left triggered by an earlier process, whenever it runs', () => {
     const { engine, run, jobs, dispatched } = setup(null);
     jobs.put({ id: 'x.left', execution: 5n, status: 'triggered' }); // as replayed from disk
