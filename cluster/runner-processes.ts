@@ -113,6 +113,8 @@ export class RunnerProcesses {
   }
 
   async #stop(graceMs: number): Promise<void> {
+    // Said, because the stop may now wait that long for them: whoever stops the daemon learns why.
+    if (this.#inflight > 0) this.#log.info({ running: this.#inflight, graceMs }, 'stopping: running executions get the grace period, then are aborted');
     this.#halt();
     await Promise.all(this.#links.map((l) => l?.stop(graceMs)));
   }

@@ -51,6 +51,7 @@ describe('graceful stop and the executions around it', function () {
     expect((await daemon.stop('SIGTERM')).code).to.equal(0);
     expect(Date.now(), 'the stop lasted past late.1\'s due time').to.be.greaterThan(lateAtMs);
     expect(runsPerJob(out), 'before the restart: late.1 never fired, fin.1 finished').to.deep.equal({ 'long.1': 1, 'fin.1': 1 });
+    expect(logRecords(daemon, 'stopping: running executions get the grace period, then are aborted').map((r) => [r['running'], r['graceMs']])).to.deep.equal([[2, 5000]]);
 
     daemon = await logfileDaemon(dir);
     c = await LineClient.connect(daemon.tcp);
