@@ -30,8 +30,14 @@
 // Where a range ends: at its last sequence, at a delivery beyond it, or at a message after
 // which nothing is pending. Messages deleted after they were counted as pending are never
 // delivered: a range quiet for IDLE_MS asks the server whether anything is pending at all.
+// "Nothing pending" is the word of the consumer's server, which reads its own copy of the
+// stream: a server that came back and is still catching up said it after the messages it had,
+// and a replay ended without the writes acknowledged while it was down (the cluster-log test's
+// NATS SIGKILL, 1 run in 11). So a range that ends early asks the stream's leader
+// ($JS.API.STREAM.MSG.GET, next message from a sequence) whether a message is left in it;
+// if one is, the range goes on from there with a consumer on the leader.
 import { createInbox, nuid, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JetStreamManager, type MsgRequest, type NextMsgRequest } from '@nats-io/jetstream';
 import { Wire, wireOptionsOf } from './wire.ts';
 import type { WireFrame } from './wire-parser.ts';
 
@@ -46,6 +52,8 @@ const MAX_BATCH = 10_000;
 const REQUEST_EXPIRES_MS = 30_000;
 const NANOS_PER_MS = 1_000_000;
 const WIRE_TIMEOUT_MS = 10_000;
+/** Consumers a range may end early on while the leader still holds messages in it. */
+const BEHIND_TRIES = 5;
 
 /** One stream message (its payload is f.buf[f.payloadStart, f.end), valid during the call) and its sequence. */
 export type ScanVisit = (f: WireFrame, seq: number) => void;
@@ -56,7 +64,7 @@ export interface ScanOptions {
   readonly last: number;
   /** Ranges read at once, each by its own consumer (at most one per sequence). */
   readonly parts: number;
-  /** The servers holding the stream (its leader and replicas): where a consumer can be put. */
+  /** The servers holding the stream, its leader first (streamPeers): where a consumer can be put. */
   readonly peers: readonly string[];
 }
 
@@ -86,7 +94,7 @@ export async function scanStream(nc: NatsConnection, jsm: JetStreamManager, o: S
     await Promise.all(readers.map((r) => r.create()));
     // Lost while the consumers were made: no read could end but by its stall timeout.
     if (lost !== null) throw lost;
-    const counts = await Promise.all(readers.map((r) => r.read()));
+    const counts = await Promise.all(readers.map((r) => r.readAll()));
     return counts.reduce((a, b) => a + b, 0);
   } finally {
     await Promise.all(readers.map((r) => r.close()));
@@ -174,11 +182,20 @@ export class DeliveryLedger {
   }
 }
 
+/**
+ * The first message at or after `seq`, asked of the leader: the server takes next_by_subj in
+ * $JS.API.STREAM.MSG.GET (2.9 and later), the client types it for the direct API only.
+ */
+function nextFrom(seq: number): MsgRequest {
+  const query: NextMsgRequest = { seq, next_by_subj: '>' };
+  return query as unknown as MsgRequest;
+}
+
 class RangeReader {
   private readonly wire: Wire;
   private readonly jsm: JetStreamManager;
   private readonly o: ScanOptions;
-  private readonly from: number;
+  private from: number;
   private readonly to: number;
   private readonly visit: ScanVisit;
   private consumer = '';
@@ -198,8 +215,9 @@ class RangeReader {
     this.visit = visit;
   }
 
-  async create(): Promise<void> {
-    const here = this.wire.serverName;
+  /** `onLeader`: put the consumer on the stream's leader, not on the connection's server. */
+  async create(onLeader = false): Promise<void> {
+    const here = onLeader ? (this.o.peers[0] ?? '') : this.wire.serverName;
     const movable = here !== '' && this.o.peers.includes(here);
     const config: Partial<ConsumerConfig> = {
       ack_policy: AckPolicy.None,
@@ -224,7 +242,29 @@ class RangeReader {
     this.stop?.(err);
   }
 
-  read(): Promise<number> {
+  /**
+   * Reads the range to its end. Where a consumer ended it early, the stream's leader is asked
+   * for the next message from there: one inside the range means the consumer's server was
+   * behind, and a consumer on the leader reads on from it.
+   */
+  async readAll(): Promise<number> {
+    for (let tries = 1; ; tries++) {
+      const reached = await this.read();
+      if (reached >= this.to) return this.records;
+      const next = await this.jsm.streams.getMessage(this.o.stream, nextFrom(reached + 1));
+      if (next === null || next.seq > this.to) return this.records;
+      if (tries >= BEHIND_TRIES) {
+        throw new Error(`stream ${this.o.stream}: ${tries} consumers ended at sequence ${reached} while the leader holds ${next.seq} (up to ${this.to})`);
+      }
+      await this.deleteConsumer();
+      this.from = next.seq;
+      this.requested = 0;
+      await this.create(true);
+    }
+  }
+
+  /** One consumer's read: the last sequence it reached (from - 1 if none; to or more: the whole range). */
+  private read(): Promise<number> {
     const { stream } = this.o;
     const ledger = new DeliveryLedger(stream, this.consumer);
     this.ledger = ledger;
@@ -233,6 +273,7 @@ class RangeReader {
     const inbox = createInbox(opts.watcherPrefix);
     return new Promise<number>((resolve, reject) => {
       let idle: NodeJS.Timeout | undefined;
+      let reached = this.from - 1;
       const pull = (): void => {
         const perMessage = ledger.delivered === 0 ? 1_024 : ledger.bytes / ledger.delivered;
         const batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(WINDOW_BYTES / 2 / perMessage)));
@@ -246,16 +287,17 @@ class RangeReader {
         this.stop = null;
         clearInterval(idle);
         this.unsubscribe();
-        if (err === null) resolve(this.records); else reject(err);
+        if (err === null) resolve(reached); else reject(err);
       };
       const onMessage = (f: WireFrame): void => {
         // A record is never empty: an empty message with a status is about a pull request.
         if (f.payloadLength === 0 && f.status !== 0) { this.status(f); pull(); return; }
         ledger.take(f);
         const seq = ledger.seq;
-        if (seq > this.to) { finish(null); return; }
+        if (seq > this.to) { reached = seq; finish(null); return; }
         this.visit(f, seq);
         this.records++;
+        reached = seq;
         if (seq >= this.to || ledger.pending === 0) finish(null);
         else pull();
       };

@@ -80,6 +80,21 @@ const WAYS: Way[] = [
     urls: (n) => [`tls://127.0.0.1:${n.servers[0]!.port}`] },
 ];
 
+const ROUNDS_BEHIND = 6;
+
+/** The value of the first call that does not throw (a server just back may not answer JetStream yet), within 30 s. */
+async function waitForValue<T>(f: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await f();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 describe('cluster mode: the stream replay\'s own connection to NATS', function () {
   this.timeout(60_000);
   let bin = '';
@@ -140,6 +155,44 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
       expect((await jsm.streams.info('wire-checkpoint')).state.consumer_count).to.equal(0);
     });
   }
+
+  it('reads through a server that came back and is still catching up (asks the leader before it ends a read short)', async function () {
+    this.timeout(180_000);
+    nats = await startNats(bin, 3);
+    const victim = nats.servers[2]!;
+    // The writer talks to the other two, which keep the stream's majority.
+    nc = await connectCluster({ urls: nats.servers.slice(0, 2).map((s) => s.url), credsFile: null, caFile: null, name: 'wire-test', log: silentLogger(), connectTimeoutMs: 10_000 });
+    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nc);
+    const subjects = clusterSubjects('behind');
+    await waitFor(() => jsm.streams.add({ name: 'behind', subjects: [subjects.all], max_msgs_per_subject: 1, num_replicas: 3 }).then(() => true, () => false), 30_000, 'the stream');
+    const ledByOthers = (): Promise<boolean> => jsm.streams.info('behind').then((i) => i.cluster?.leader !== undefined && i.cluster.leader !== victim.name, () => false);
+    let written = 0;
+    const short: string[] = [];
+    for (let round = 0; round < ROUNDS_BEHIND; round++) {
+      await victim.kill();
+      await waitFor(ledByOthers, 30_000, 'a stream leader other than the killed server');
+      const acks: Promise<unknown>[] = [];
+      for (let i = 0; i < 300; i++, written++) {
+        acks.push(js.publish(subjects.job(`j.${written}`), encodeRecord({ t: 'job', job: { id: `j.${written}`, execution: 1n, status: 'planned' } }).subarray(4), { timeout: 20_000 }));
+      }
+      await Promise.all(acks);
+      await victim.restart();
+      // Read at once, over a connection to the server that is catching up: the consumer is put there.
+      const there = await connectCluster({ urls: [victim.url], credsFile: null, caFile: null, name: 'wire-test-behind', log: silentLogger(), connectTimeoutMs: 10_000 });
+      try {
+        const ids = new Set<string>();
+        const replay = await waitForValue(async () => {
+          ids.clear();
+          return replayStream(there, await jetstreamManager(there), subjects, (rec) => { if (rec.t === 'job') ids.add(rec.job.id); });
+        });
+        if (replay.records !== written || ids.size !== written) short.push(`round ${round}: ${ids.size} of ${written} records (lastSeq ${replay.lastSeq})`);
+      } finally {
+        await there.close();
+      }
+    }
+    expect(short).to.deep.equal([]);
+  });
 
   it('fails the read when the server goes away in the middle of it (never ends it short)', async () => {
     nats = await startNats(bin, 1);
