@@ -155,7 +155,9 @@ describe('cluster mode: the log on a JetStream stream', function () {
       const scanned: number[] = [];
       expect(await scanStream(nc, jsm, { stream: 'scan', first: 1, last: 50, parts: 5, peers }, (_data, seq) => scanned.push(seq))).to.equal(kept.length);
       expect(scanned.sort((a, b) => a - b)).to.deep.equal(kept);
-      expect((await jsm.streams.info('scan')).state.consumer_count).to.equal(0);
+      // A deletion reaches the stream's leader through the meta leader, a moment later on three
+      // servers; a consumer left behind would stay for its inactive_threshold (10 s).
+      await waitFor(async () => (await jsm.streams.info('scan')).state.consumer_count === 0, 5_000, 'no consumer left');
     } finally {
       await nc.close();
     }

@@ -88,12 +88,14 @@ describe('etc/nats/nats-server.conf', function () {
       writeFileSync(file, conf);
       procs.push(spawn(bin, ['-c', file], { stdio: 'ignore' }));
     }
-    const nc = await connectNats(clientPorts.map((p) => `nats://127.0.0.1:${p}`).join(','));
+    // The servers were only spawned: the first connection waits for one of them to listen.
+    let nc: Awaited<ReturnType<typeof connectNats>> | null = null;
+    await waitFor(async () => (nc = await connectNats(clientPorts.map((p) => `nats://127.0.0.1:${p}`).join(',')).catch(() => null)) !== null, 10_000, 'a server listening');
     let replicas = 0;
     // A cluster that has just started answers JetStream requests once it has elected its meta leader.
     await waitFor(async () => {
       try {
-        const jsm = await jetstreamManager(nc);
+        const jsm = await jetstreamManager(nc!);
         replicas = (await jsm.streams.add({ name: 'sample', subjects: ['sample.>'], num_replicas: 3 })).config.num_replicas;
         return true;
       } catch {
@@ -102,7 +104,7 @@ describe('etc/nats/nats-server.conf', function () {
     }, 30_000, 'the JetStream cluster to take a stream of 3 replicas');
     expect(replicas).to.equal(3);
     await waitFor(async () => {
-      const jsm = await jetstreamManager(nc);
+      const jsm = await jetstreamManager(nc!);
       const c = (await jsm.streams.info('sample')).cluster;
       return c?.leader !== undefined && (c.replicas ?? []).length === 2;
     }, 30_000, 'the stream to have a leader and two other replicas');
