@@ -33,7 +33,7 @@
 // "Nothing pending" is the word of the consumer's server, which reads its own copy of the
 // stream: a server that came back and is still catching up said it after the messages it had,
 // and a replay ended without the writes acknowledged while it was down (the cluster-log test's
-// NATS SIGKILL, 1 run in 11). So a range that ends early asks the stream's leader
+// NATS SIGKILL, 2 runs of its file in 15). So a range that ends early asks the stream's leader
 // ($JS.API.STREAM.MSG.GET, next message from a sequence) whether a message is left in it;
 // if one is, the range goes on from there with a consumer on the leader.
 import { createInbox, nuid, type NatsConnection } from '@nats-io/transport-node';
