@@ -205,6 +205,7 @@ class RangeReader {
   /** Messages asked for by pull requests that neither arrived nor expired. */
   private requested = 0;
   private stop: ((err: unknown) => void) | null = null;
+  private closed = false;
 
   constructor(wire: Wire, jsm: JetStreamManager, o: ScanOptions, from: number, to: number, visit: ScanVisit) {
     this.wire = wire;
@@ -250,9 +251,10 @@ class RangeReader {
   async readAll(): Promise<number> {
     for (let tries = 1; ; tries++) {
       const reached = await this.read();
-      if (reached >= this.to) return this.records;
+      // Closed meanwhile (another range failed): no consumer is made after close() deleted this one's.
+      if (reached >= this.to || this.closed) return this.records;
       const next = await this.jsm.streams.getMessage(this.o.stream, nextFrom(reached + 1));
-      if (next === null || next.seq > this.to) return this.records;
+      if (next === null || next.seq > this.to || this.closed) return this.records;
       if (tries >= BEHIND_TRIES) {
         throw new Error(`stream ${this.o.stream}: ${tries} consumers ended at sequence ${reached} while the leader holds ${next.seq} (up to ${this.to})`);
       }
@@ -260,6 +262,10 @@ class RangeReader {
       this.from = next.seq;
       this.requested = 0;
       await this.create(true);
+      if (this.closed) {
+        await this.deleteConsumer();
+        return this.records;
+      }
     }
   }
 
@@ -352,6 +358,7 @@ class RangeReader {
 
   /** Ends a read still running (another range failed) and deletes the consumer. */
   async close(): Promise<void> {
+    this.closed = true;
     this.stop?.(null);
     this.unsubscribe();
     if (this.consumer !== '') await this.deleteConsumer();
