@@ -37,7 +37,8 @@
 // ($JS.API.STREAM.MSG.GET, next message from a sequence) whether a message is left in it;
 // if one is, the range goes on from there with a consumer on the leader.
 import { createInbox, nuid, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JetStreamManager, type MsgRequest, type NextMsgRequest } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JetStreamManager } from '@nats-io/jetstream';
+import { nextSeqOnLeader } from './stream.ts';
 import { Wire, wireOptionsOf } from './wire.ts';
 import type { WireFrame } from './wire-parser.ts';
 
@@ -182,15 +183,6 @@ export class DeliveryLedger {
   }
 }
 
-/**
- * The first message at or after `seq`, asked of the leader: the server takes next_by_subj in
- * $JS.API.STREAM.MSG.GET (2.9 and later), the client types it for the direct API only.
- */
-function nextFrom(seq: number): MsgRequest {
-  const query: NextMsgRequest = { seq, next_by_subj: '>' };
-  return query as unknown as MsgRequest;
-}
-
 class RangeReader {
   private readonly wire: Wire;
   private readonly jsm: JetStreamManager;
@@ -253,13 +245,13 @@ class RangeReader {
       const reached = await this.read();
       // Closed meanwhile (another range failed): no consumer is made after close() deleted this one's.
       if (reached >= this.to || this.closed) return this.records;
-      const next = await this.jsm.streams.getMessage(this.o.stream, nextFrom(reached + 1));
-      if (next === null || next.seq > this.to || this.closed) return this.records;
+      const next = await nextSeqOnLeader(this.jsm, this.o.stream, reached + 1);
+      if (next === null || next > this.to || this.closed) return this.records;
       if (tries >= BEHIND_TRIES) {
-        throw new Error(`stream ${this.o.stream}: ${tries} consumers ended at sequence ${reached} while the leader holds ${next.seq} (up to ${this.to})`);
+        throw new Error(`stream ${this.o.stream}: ${tries} consumers ended at sequence ${reached} while the leader holds ${next} (up to ${this.to})`);
       }
       await this.deleteConsumer();
-      this.from = next.seq;
+      this.from = next;
       this.requested = 0;
       await this.create(true);
       if (this.closed) {

@@ -3,7 +3,7 @@
 // compaction: only the last message of each subject is kept (max_msgs_per_subject = 1).
 // Replicas: as asked when tickd creates the stream, lowered (with a warning) to what the NATS
 // deployment can hold; an existing stream is used as it is.
-import { JetStreamApiError, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
+import { JetStreamApiError, type JetStreamManager, type MsgRequest, type NextMsgRequest, type StreamInfo } from '@nats-io/jetstream';
 import { isStreamNotFound } from './api-errors.ts';
 import type { Logger } from '../log.ts';
 import type { ClusterSubjects } from './subjects.ts';
@@ -35,4 +35,16 @@ export async function ensureStream(jsm: JetStreamManager, subjects: ClusterSubje
 /** The servers holding a stream (its leader and replicas): where a consumer of it can be put. */
 export function streamPeers(info: StreamInfo): string[] {
   return [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter((p) => p !== undefined);
+}
+
+/**
+ * The sequence of the stream's first message at or after `seq`, or null when there is none,
+ * asked of its leader: a consumer says "nothing pending" from its own server's copy, which may
+ * be behind (a server that came back and is catching up). The server takes next_by_subj in
+ * $JS.API.STREAM.MSG.GET (2.9 and later); the client types it for the direct API only.
+ */
+export async function nextSeqOnLeader(jsm: JetStreamManager, stream: string, seq: number): Promise<number | null> {
+  const query: NextMsgRequest = { seq, next_by_subj: '>' };
+  const m = await jsm.streams.getMessage(stream, query as unknown as MsgRequest);
+  return m === null ? null : m.seq;
 }

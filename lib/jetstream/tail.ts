@@ -5,11 +5,15 @@
 // Caught up: the promotion must not start before everything up to the stream's last sequence
 // L is applied. L may name a message that is gone (the journal deletes a removal once it is
 // acknowledged), so "applied >= L" is not the only way to be caught up: the consumer having
-// nothing pending, with every message it delivered applied, is the other.
-import { DeliverPolicy, type Consumer, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+// nothing pending, with every message it delivered applied, is the other, once the stream's
+// leader confirms that no message is left up to L (nextSeqOnLeader): the consumer's server
+// may be one that came back and is still catching up, whose "nothing pending" is about its
+// own copy (stream-scan.ts met that in a replay).
+import { DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { LogRecord } from '../engine/journal.ts';
 import type { Logger } from '../log.ts';
 import { decodeMessage } from './replay.ts';
+import { nextSeqOnLeader } from './stream.ts';
 
 const RESTART_PAUSE_MS = 250;
 const CATCH_UP_POLL_MS = 20;
@@ -19,6 +23,8 @@ const PULL_EXPIRES_MS = 2_000;
 
 export interface StreamTailOptions {
   readonly js: JetStreamClient;
+  /** Asks the stream's leader whether a message is left (caughtUp). */
+  readonly jsm: JetStreamManager;
   readonly stream: string;
   /** The last sequence already applied: the tail starts after it. */
   readonly afterSeq: number;
@@ -140,7 +146,10 @@ export class StreamTail {
           const nothingYet = ci.delivered.consumer_seq === 0 && (ci.config.opt_start_seq ?? Infinity) <= applied + 1;
           const taken = this.lastTaken?.info;
           const allTaken = taken !== undefined && ci.name === taken.consumer && ci.delivered.consumer_seq <= taken.deliverySequence;
-          if (ci.num_pending === 0 && (nothingYet || allTaken) && this.appliedSeq === applied) return;
+          if (ci.num_pending === 0 && (nothingYet || allTaken) && this.appliedSeq === applied) {
+            const next = await nextSeqOnLeader(this.o.jsm, this.o.stream, applied + 1);
+            if ((next === null || next > lastSeq) && this.appliedSeq === applied) return;
+          }
         } catch { /* being recreated: look again */ }
       }
       if (performance.now() - moved.at > stalledMs) {

@@ -155,7 +155,7 @@ export class ClusterNode {
     this.checkpoints.known(replay.checkpointSeq);
     if (replay.checkpointError !== null) this.log.warn({ err: replay.checkpointError }, 'the checkpoint could not be read: the whole stream was');
     this.log.info({ records: replay.records, lastSeq: replay.lastSeq, checkpointSeq: replay.checkpointSeq }, 'stream replayed');
-    this.tail = new StreamTail({ js, stream: subjects.stream, afterSeq: replay.lastSeq, apply: (rec) => applyRecord(jobs, rules, rec), log: this.log });
+    this.tail = new StreamTail({ js, jsm, stream: subjects.stream, afterSeq: replay.lastSeq, apply: (rec) => applyRecord(jobs, rules, rec), log: this.log });
   }
 
   /** rebuild() until it works (NATS may be unreachable for a while), or the node stops. */

@@ -15,6 +15,7 @@ import { waitFor } from '../helpers/client.ts';
 import { makeCheckpoint } from '../../lib/jetstream/checkpoint-make.ts';
 import { connectCluster } from '../../lib/jetstream/connect.ts';
 import { replayStream } from '../../lib/jetstream/replay.ts';
+import { StreamTail } from '../../lib/jetstream/tail.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
 import { encodeRecord } from '../../lib/logfile/codec.ts';
 import { silentLogger } from '../../lib/log.ts';
@@ -156,8 +157,12 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
     });
   }
 
-  it('reads through a server that came back and is still catching up (asks the leader before it ends a read short)', async function () {
-    this.timeout(180_000);
+  /**
+   * Rounds of: one of three servers killed, 300 records written through the other two, the
+   * server restarted; then `check` at once over a connection to it (a consumer made there reads
+   * that server's copy, behind until it catches up). Returns what the checks said was short.
+   */
+  async function behindRounds(check: (there: NatsConnection, written: number) => Promise<string | null>): Promise<string[]> {
     nats = await startNats(bin, 3);
     const victim = nats.servers[2]!;
     // The writer talks to the other two, which keep the stream's majority.
@@ -178,19 +183,45 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
       }
       await Promise.all(acks);
       await victim.restart();
-      // Read at once, over a connection to the server that is catching up: the consumer is put there.
       const there = await connectCluster({ urls: [victim.url], credsFile: null, caFile: null, name: 'wire-test-behind', log: silentLogger(), connectTimeoutMs: 10_000 });
       try {
-        const ids = new Set<string>();
-        const replay = await waitForValue(async () => {
-          ids.clear();
-          return replayStream(there, await jetstreamManager(there), subjects, (rec) => { if (rec.t === 'job') ids.add(rec.job.id); });
-        });
-        if (replay.records !== written || ids.size !== written) short.push(`round ${round}: ${ids.size} of ${written} records (lastSeq ${replay.lastSeq})`);
+        const said = await check(there, written);
+        if (said !== null) short.push(`round ${round}: ${said}`);
       } finally {
         await there.close();
       }
     }
+    return short;
+  }
+
+  it('reads through a server that came back and is still catching up (asks the leader before it ends a read short)', async function () {
+    this.timeout(180_000);
+    const subjects = clusterSubjects('behind');
+    const short = await behindRounds(async (there, written) => {
+      const ids = new Set<string>();
+      const replay = await waitForValue(async () => {
+        ids.clear();
+        return replayStream(there, await jetstreamManager(there), subjects, (rec) => { if (rec.t === 'job') ids.add(rec.job.id); });
+      });
+      return replay.records === written && ids.size === written ? null : `${ids.size} of ${written} records (lastSeq ${replay.lastSeq})`;
+    });
+    expect(short).to.deep.equal([]);
+  });
+
+  it('a follower\'s tail is caught up only once the leader has nothing after what it applied', async function () {
+    this.timeout(180_000);
+    const short = await behindRounds(async (there, written) => {
+      const ids = new Set<string>();
+      const jsmThere = await waitForValue(() => jetstreamManager(there));
+      const tail = new StreamTail({ js: jetstream(there), jsm: jsmThere, stream: 'behind', afterSeq: 0, apply: (rec) => { if (rec.t === 'job') ids.add(rec.job.id); }, log: silentLogger() });
+      try {
+        const giveUpAt = Date.now() + 30_000;
+        await tail.caughtUp(written, () => Date.now() > giveUpAt);
+        return ids.size === written ? null : `caught up with ${ids.size} of ${written} records applied (sequence ${tail.applied})`;
+      } finally {
+        await tail.stop();
+      }
+    });
     expect(short).to.deep.equal([]);
   });
 
