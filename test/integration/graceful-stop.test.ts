@@ -5,24 +5,13 @@
 // and runs once more at the next start. Executions are counted as lines shell rules append to
 // a file, over a stop and a restart on the same logfile.
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Daemon } from '../helpers/daemon.ts';
 import { LineClient, nowNs, stat, waitFor } from '../helpers/client.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { listLines, logRecords, logfileDaemon, ok } from './logfile-helpers.ts';
+import { linesOf, listLines, logRecords, logfileDaemon, ok, runsPerJob } from './logfile-helpers.ts';
 
 const LATE_IN_MS = 1500; // well inside the stop, which the long job holds for the whole grace
-
-function linesOf(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : [];
-}
-
-function runsPerJob(file: string): Record<string, number> {
-  const runs: Record<string, number> = {};
-  for (const id of linesOf(file)) runs[id] = (runs[id] ?? 0) + 1;
-  return runs;
-}
 
 describe('graceful stop and the executions around it', function () {
   this.timeout(40000);
@@ -50,7 +39,7 @@ describe('graceful stop and the executions around it', function () {
 
     expect((await daemon.stop('SIGTERM')).code).to.equal(0);
     expect(Date.now(), 'the stop lasted past late.1\'s due time').to.be.greaterThan(lateAtMs);
-    expect(runsPerJob(out), 'before the restart: late.1 never fired, fin.1 finished').to.deep.equal({ 'long.1': 1, 'fin.1': 1 });
+    expect(Object.fromEntries(runsPerJob(out)), 'before the restart: late.1 never fired, fin.1 finished').to.deep.equal({ 'long.1': 1, 'fin.1': 1 });
     expect(logRecords(daemon, 'stopping: running executions get the grace period, then are aborted').map((r) => [r['running'], r['graceMs']])).to.deep.equal([[2, 5000]]);
 
     daemon = await logfileDaemon(dir);
@@ -61,7 +50,7 @@ describe('graceful stop and the executions around it', function () {
     }, 15000, 'every job executed');
     await waitFor(async () => (await stat(c)).get('executions_inflight') === '0', 10000, 'no execution running');
     c.close();
-    expect(runsPerJob(out), 'fin.1 once; long.1 again, as it was aborted; late.1 once').to.deep.equal({ 'long.1': 2, 'fin.1': 1, 'late.1': 1 });
+    expect(Object.fromEntries(runsPerJob(out)), 'fin.1 once; long.1 again, as it was aborted; late.1 once').to.deep.equal({ 'long.1': 2, 'fin.1': 1, 'late.1': 1 });
     expect(logRecords(daemon, 'jobs left triggered are dispatched again').map((r) => r['jobs'])).to.deep.equal([1]);
     expect((await daemon.stop()).code).to.equal(0);
     daemon = undefined;

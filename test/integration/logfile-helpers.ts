@@ -85,3 +85,15 @@ export function logRecords(daemon: Daemon, msg: string): Record<string, unknown>
 
 /** 2100-01-01T00:00:00Z: jobs at or after it never fire during a test. */
 export const FAR_FUTURE_NS = 4102444800000000000n;
+
+/** The non-empty lines of a file that shell rules append to (none while it does not exist). */
+export function linesOf(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : [];
+}
+
+/** How many times each job identifier was appended to `file`: its executions. */
+export function runsPerJob(file: string): Map<string, number> {
+  const runs = new Map<string, number>();
+  for (const id of linesOf(file)) runs.set(id, (runs.get(id) ?? 0) + 1);
+  return runs;
+}

@@ -4,24 +4,15 @@
 // and after a SIGKILL. Executions are counted as lines a shell rule appends to a file, read
 // only once every job reports `executed` and no execution is running or queued any more.
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Daemon } from '../helpers/daemon.ts';
 import { LineClient, nowNs, stat, waitFor } from '../helpers/client.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { listLines, logRecords, logfileDaemon, ok } from './logfile-helpers.ts';
+import { listLines, logRecords, logfileDaemon, ok, runsPerJob } from './logfile-helpers.ts';
 
 const OVERDUE = 20; // `ov.*`: still planned at the stop, due while the daemon is down
 const LEFT = 20; // `lt.*`: running at the stop, so left triggered on disk
 const DUE_IN_MS = 1500;
-
-/** Lines of the run file per job identifier. */
-function runsPerJob(file: string): Map<string, number> {
-  const runs = new Map<string, number>();
-  if (!existsSync(file)) return runs;
-  for (const id of readFileSync(file, 'utf8').split('\n')) if (id !== '') runs.set(id, (runs.get(id) ?? 0) + 1);
-  return runs;
-}
 
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}.${i}`);
 
