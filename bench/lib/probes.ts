@@ -6,10 +6,10 @@ import type { Daemon } from '../../test/helpers/daemon.ts';
 import { command } from './command.ts';
 import { sleep, wallNs } from './harness.ts';
 import { loadSets } from './pipeline.ts';
-import { latenessMs, type Arrival, type HttpSink } from './sink.ts';
+import { latenessMs, type Arrival } from './sink.ts';
 
 /** A rule sending every job under `pattern` to the sink by POST. */
-export function probeRule(daemon: Daemon, pattern: string, sink: HttpSink): Promise<void> {
+export function probeRule(daemon: Daemon, pattern: string, sink: { readonly url: string }): Promise<void> {
   return command(daemon.tcp, `RULE SET ${pattern}rule ${pattern} http POST ${sink.url}`);
 }
 
