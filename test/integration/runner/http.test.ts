@@ -215,14 +215,19 @@ describe('runner/http', function () {
     }
   });
 
-  it('the warm-up at a runner child\'s start: POSTs through a pool, each on a spare, to a loopback server of its own, which is gone after; one log line', async () => {
+  it('the warm-up at a runner child\'s start: POSTs through a pool, on spares, then several at a time on kept-alive and new connections, to a loopback server of its own, which is gone after; one log line', async () => {
     const { ctx, lines } = capturingContext(5000);
     const handles = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
     const before = handles();
-    await warmUpHttp(ctx, 5);
+    await warmUpHttp(ctx, 5, 64); // 8 rounds of 8: spares in the 1st and 5th, closing answers in the 4th and 8th
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records.map((r) => r['msg'])).to.deep.equal(['http runner warmed up']);
-    expect(records[0]).to.include({ rounds: 5, ok: 5, spares: 5 });
+    expect(records[0]).to.include({ rounds: 5, streamed: 64, ok: 69, spares: 7 });
+    // Kept-alive connections were reused: 5 spares, then each 4-round run opens at most its
+    // first round's 8 (a reply reports at its headers, before its socket is free again: a
+    // few more), where one connection per job would be 64.
+    const connections = records[0]!['connections'] as number;
+    expect(connections).to.be.at.least(5 + 16).and.below(5 + 40);
     await waitFor(() => handles() === before, 2000, 'the warm-up server to be closed'); // libuv closes it a turn later
   });
 
