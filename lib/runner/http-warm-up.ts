@@ -16,13 +16,13 @@
 // job's path runs about once per job, so without these the whole path was optimized at once
 // about 500 executions into the child's life: its compiler threads ran 50-60 ms within 400
 // ms and every process of the machine stalled 5-8 ms at once (the lateness row's worst probe
-// at the http sink, 100 000 pending, in 9 of 13 runs). The rounds take each shape of a burst
-// and of a stream: a spare, kept-alive connections reused, new ones written to while they
-// connect (each 4th round's answers close their connections). 600 POSTs on one kept-alive
+// at the http sink, 100 000 pending, in 6 of 8 traced runs). The rounds take each shape of
+// a burst and of a stream: a spare, kept-alive connections reused, new ones written to while
+// they connect (each 4th round's answers close their connections). 600 POSTs on one kept-alive
 // connection instead left the code specialized to that one: the first burst then
 // deoptimized 37 functions of the write path in its first 10 ms (first POST at the sink
-// 6-9 ms after T in 3 runs of 4, against 2.6-6.0 ms without). The rounds log nothing; one
-// debug line sums them up. The server listens on 127.0.0.1, port 0.
+// 5.9-8.9 ms after T in 7 runs of 8, against 2.6-6.9 ms without); these rounds left 3. The
+// rounds log nothing; one debug line sums them up. The server listens on 127.0.0.1, port 0.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
