@@ -6,18 +6,15 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Arrival } from './sink.ts';
 
-export type ToSink =
-  | { t: 'count'; id: number }
-  | { t: 'wait'; id: number; n: number; timeoutMs: number }
-  | { t: 'collect'; id: number };
+type Question = { t: 'count' } | { t: 'wait'; n: number; timeoutMs: number } | { t: 'collect' };
+
+export type ToSink = Question & { id: number };
 
 export type FromSink =
   | { t: 'ready'; url: string }
   | { t: 'count'; id: number; received: number }
   | { t: 'waited'; id: number; ok: boolean }
   | { t: 'collected'; id: number; arrivals: Arrival[]; malformed: number; stallMs: number };
-
-type Question = ToSink extends infer T ? (T extends unknown ? Omit<T, 'id'> : never) : never;
 
 export interface Collected {
   readonly arrivals: Arrival[];
