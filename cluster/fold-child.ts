@@ -10,6 +10,7 @@ import type { ClusterOptions } from '../lib/cli.ts';
 import { makeCheckpoint } from '../lib/jetstream/checkpoint-make.ts';
 import { foldLogfile } from '../lib/logfile/fold.ts';
 import type { FromFoldChild, ToFoldChild } from './ipc/fold-messages.ts';
+import { errorText } from '../lib/errors.ts';
 
 /**
  * Nice 19 for every thread of this process (Linux addresses a thread by its TID). Threads
@@ -27,7 +28,7 @@ async function fold(src: string, dst: string): Promise<FromFoldChild> {
   try {
     return { t: 'folded', result: await foldLogfile(src, dst) };
   } catch (err) {
-    return { t: 'fold-failed', message: (err as Error)?.message ?? String(err) };
+    return { t: 'fold-failed', message: errorText(err) };
   }
 }
 
@@ -35,7 +36,7 @@ async function checkpoint(cluster: ClusterOptions, whole: boolean): Promise<From
   try {
     return { t: 'checkpointed', made: await makeCheckpoint(cluster, whole) };
   } catch (err) {
-    return { t: 'checkpoint-failed', message: (err as Error)?.message ?? String(err) };
+    return { t: 'checkpoint-failed', message: errorText(err) };
   }
 }
 

@@ -29,7 +29,7 @@ import { delimiter, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../lib/log.ts';
 import type { CheckpointMade } from '../lib/jetstream/checkpoint-make.ts';
-import type { CheckpointRunner } from '../lib/leadership/checkpoints.ts';
+import type { CheckpointRunner } from '../lib/leadership/checkpoint-schedule.ts';
 import type { FoldResult } from '../lib/logfile/fold.ts';
 import type { FoldRunner, Folds } from '../lib/logfile/folds.ts';
 import type { FromFoldChild, ToFoldChild } from './ipc/fold-messages.ts';

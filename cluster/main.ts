@@ -24,12 +24,12 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write('configuration ok\n');
       return;
     case 'dump': {
-      const { runDump } = await import('../lib/logfile/dump.ts');
+      const { runDump } = await import('../lib/tools/dump.ts');
       process.exitCode = await runDump(action.argv, process.stdout, process.stderr);
       return;
     }
     case 'import': {
-      const { runImport } = await import('../lib/jetstream/import.ts');
+      const { runImport } = await import('../lib/tools/import.ts');
       process.exitCode = await runImport(action.argv, process.stdout, process.stderr);
       return;
     }

@@ -18,8 +18,9 @@
 import { createLogger, type Logger } from '../lib/log.ts';
 import { RunnerPool, type RunReport } from '../lib/runner/pool.ts';
 import type { Execution, RunnerContext } from '../lib/runner/execution.ts';
-import { preloadRunners, prepareRunner } from '../lib/runner/run-by-kind.ts';
-import { wallNowNs } from '../lib/scheduler/clock.ts';
+import { preloadRunners } from '../lib/runner/preload.ts';
+import { prepareRunner } from '../lib/runner/run-by-kind.ts';
+import { wallNowNs } from '../lib/clock.ts';
 import type { ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } from './ipc/runner-messages.ts';
 import { ProgressOutbox } from './ipc/progress-outbox.ts';
 import { Standby } from './runner-standby.ts';

@@ -1,7 +1,7 @@
 // The primary's side of ONE runner child process (cluster/runner-child.ts; messages in
 // cluster/ipc/runner-messages.ts): forks it with a small fixed heap, sends it execution
-// requests in one 'execute' message per event-loop turn (the first after an idle spell at
-// once, alone), keeps every request it sent until
+// requests in one 'execute' message per event-loop turn (ipc/channel.ts TurnFlush; the first
+// after an idle spell at once, alone), keeps every request it sent until
 // its response comes back, and tells its owner (runner-processes.ts) of each start, each
 // response, and of the requests a dead child leaves unanswered.
 //
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { Execution } from '../lib/runner/execution.ts';
 import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
 import type { ExecutionRequest, ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } from './ipc/runner-messages.ts';
-import { MAX_BATCH } from './ipc/channel.ts';
+import { TurnFlush } from './ipc/channel.ts';
 
 // runner-child.ts in the sources, runner-child.js in an installed package (as WORKER_ENTRY in supervisor.ts).
 const CHILD_ENTRY = fileURLToPath(new URL(`./runner-child${extname(import.meta.url)}`, import.meta.url));
@@ -70,7 +70,7 @@ export class RunnerLink {
   private readonly events: LinkEvents;
   private readonly sent = new Map<string, Sent>();
   private outbox: ExecutionRequest[] = [];
-  private flushScheduled = false;
+  private readonly turn = new TurnFlush(() => this.flush());
   private stopping: Promise<void> | null = null;
   private closed = false;
   private onClosed: (() => void) | null = null;
@@ -116,17 +116,9 @@ export class RunnerLink {
     const first = this.sent.size === 0;
     this.sent.set(exec.attempt, { exec, sentNs: nowNs, startedNs: null });
     this.outbox.push(exec); // the request's fields (and the rule's id): no copy to make and collect
-    if (first || this.outbox.length >= MAX_BATCH) this.flush();
-    else if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.atTurnEnd);
-    }
+    if (first) this.flush();
+    else this.turn.added(this.outbox.length);
   }
-
-  private readonly atTurnEnd = (): void => {
-    this.flushScheduled = false;
-    this.flush();
-  };
 
   private flush(): void {
     if (this.outbox.length === 0) return;
@@ -135,7 +127,7 @@ export class RunnerLink {
     this.post({ t: 'execute', requests });
   }
 
-  /** Tells the child of the next due job's runner and due time (lib/scheduler/lookahead.ts). */
+  /** Tells the child of the next due job's runner and due time (lib/engine/lookahead.ts). */
   prepare(runner: RunnerSpec, awakeNs: bigint | null): void {
     if (this.usable) this.post({ t: 'prepare', runner, awakeNs });
   }

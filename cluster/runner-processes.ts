@@ -19,13 +19,14 @@
 // - After stop() begins nothing is handed over: the queue is dropped, later submits too.
 import type { Logger } from '../lib/log.ts';
 import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
-import { ABORTED, errorText, runnerError, type Execution } from '../lib/runner/execution.ts';
+import { ABORTED, runnerError, type Execution } from '../lib/runner/execution.ts';
 import type { RunReport, RunnerPoolOptions } from '../lib/runner/pool.ts';
-import { wallNowNs } from '../lib/scheduler/clock.ts';
+import { wallNowNs } from '../lib/clock.ts';
 import type { ExecutionResponse, RunnerInit } from './ipc/runner-messages.ts';
 import { Fifo } from '../lib/domain/fifo.ts';
 import { RespawnBackoff } from './respawn-backoff.ts';
 import { RunnerLink, type LinkEvents, type LinkOptions, type Sent } from './runner-link.ts';
+import { errorText } from '../lib/errors.ts';
 
 /** Old-space MB of a child: 128, or a quarter MB per execution allowed in flight when more. */
 export function runnerHeapMb(maxInflight: number): number {
@@ -95,7 +96,7 @@ export class RunnerProcesses {
   }
 
   /**
-   * The next due job's runner (lib/scheduler/lookahead.ts): the child its execution would go to
+   * The next due job's runner (lib/engine/lookahead.ts): the child its execution would go to
    * now readies what it needs, and is awake when it is due.
    */
   prepare(runner: RunnerSpec, awakeNs: bigint | null): void {

@@ -1,5 +1,5 @@
 // The runner child's standby before a due instant (tickd(8) "Runner processes"). The primary's
-// lookahead (lib/scheduler/lookahead.ts) tells the child, up to a second ahead, when the next
+// lookahead (lib/engine/lookahead.ts) tells the child, up to a second ahead, when the next
 // job on an http rule is due. From LEAD_MS before that instant until the first execution
 // request arrives (TAIL_MS after it at the latest) the child keeps its event loop turning
 // (setImmediate: each turn polls its channel without sleeping) instead of waiting in epoll.

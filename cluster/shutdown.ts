@@ -26,7 +26,7 @@
 // closed.
 import { rmSync } from 'node:fs';
 import type { Storage } from '../lib/persistence/storage.ts';
-import type { Ticker } from '../lib/scheduler/tick.ts';
+import type { Ticker } from '../lib/engine/tick.ts';
 import { TELEMETRY_FLUSH_MS, type Telemetry } from '../lib/telemetry/wiring.ts';
 import type { RunnerProcesses } from './runner-processes.ts';
 import type { Supervisor } from './supervisor.ts';

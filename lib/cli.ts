@@ -2,9 +2,9 @@
 // error; main decides how to act on it. The environment is an argument, read for one thing:
 // the configuration file is `-c`, else TICKD_CONFIG (unset or empty: none), else none, and
 // then every default applies (tickd(8) ENVIRONMENT).
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { availableParallelism, hostname } from 'node:os';
-import { clusterNameError } from './jetstream/subjects.ts';
+import { clusterNameError } from './domain/cluster-name.ts';
 import { LOG_FORMATS, type LogFormat } from './log-format.ts';
 
 /** Cluster mode (tickd(8) CLUSTER MODE): the log on a NATS JetStream stream. */
@@ -106,6 +106,18 @@ export const CLUSTER_CONNECTION_OPTIONS = {
   'cluster-ca': { type: 'string' },
 } as const;
 
+/**
+ * node:util parseArgs, strict, over `args`: the parsed values, or its complaint as the text of a
+ * usage error (the daemon, `tickd dump` and `tickd import` all answer a usage error so).
+ */
+export function parseArgsOrUsage<O extends ParseArgsOptionsConfig>(o: { args: readonly string[]; allowPositionals: boolean; options: O }) {
+  try {
+    return parseArgs({ args: [...o.args], strict: true, allowPositionals: o.allowPositionals, options: o.options });
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /** The environment parseCli reads: TICKD_CONFIG only. */
 export type CliEnv = Readonly<Record<string, string | undefined>>;
 
@@ -113,33 +125,28 @@ export function parseCli(argv: readonly string[], env: CliEnv = {}): CliAction {
   if (argv[0] === 'dump') return { mode: 'dump', argv: argv.slice(1) };
   if (argv[0] === 'import') return { mode: 'import', argv: argv.slice(1) };
   if (argv[0] === 'ctl') return { mode: 'ctl', argv: argv.slice(1) };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        config: { type: 'string', short: 'c' },
-        workers: { type: 'string', short: 'w' },
-        pidfile: { type: 'string' },
-        'max-inflight': { type: 'string' },
-        'runner-processes': { type: 'string' },
-        'tick-slice': { type: 'string' },
-        'log-format': { type: 'string' },
-        ...CLUSTER_CONNECTION_OPTIONS,
-        'node-name': { type: 'string' },
-        'cluster-replicas': { type: 'string' },
-        'lease-ttl': { type: 'string' },
-        'checkpoint-records': { type: 'string' },
-        check: { type: 'boolean' },
-        version: { type: 'boolean', short: 'V' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    return { mode: 'usage-error', message: (err as Error).message };
-  }
+  const parsed = parseArgsOrUsage({
+    args: argv,
+    allowPositionals: false,
+    options: {
+      config: { type: 'string', short: 'c' },
+      workers: { type: 'string', short: 'w' },
+      pidfile: { type: 'string' },
+      'max-inflight': { type: 'string' },
+      'runner-processes': { type: 'string' },
+      'tick-slice': { type: 'string' },
+      'log-format': { type: 'string' },
+      ...CLUSTER_CONNECTION_OPTIONS,
+      'node-name': { type: 'string' },
+      'cluster-replicas': { type: 'string' },
+      'lease-ttl': { type: 'string' },
+      'checkpoint-records': { type: 'string' },
+      check: { type: 'boolean' },
+      version: { type: 'boolean', short: 'V' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (typeof parsed === 'string') return { mode: 'usage-error', message: parsed };
   const v = parsed.values;
   if (v.help) return { mode: 'help' };
   if (v.version) return { mode: 'version' };

@@ -1,4 +1,4 @@
-// Wall-clock (epoch) nanoseconds from the monotonic clock, shared by the scheduler (due times)
+// Wall-clock (epoch) nanoseconds from the monotonic clock, shared by the engine (due times)
 // and telemetry (span timestamps; it runs in workers too, so this module imports nothing).
 // Date.now() only has milliseconds, which alone would add up to 1 ms of lateness, so the
 // monotonic process.hrtime.bigint() is anchored to the wall clock: first at sub-millisecond
@@ -71,4 +71,17 @@ export class EpochClock {
   private wallNs(): bigint {
     return BigInt(Math.trunc(this.sources.wallMs())) * NS_PER_MS;
   }
+}
+
+// The process's wall clock for due times: jobs name an instant since the epoch, and the tick,
+// the runner pool and the runner child place and measure them on this one reading.
+const wallClock = new EpochClock();
+
+export function wallNowNs(): bigint {
+  return wallClock.nowNs();
+}
+
+/** The wall-clock nanoseconds of a process.hrtime.bigint() reading, in the same reading as wallNowNs. */
+export function wallOfHr(hr: bigint): bigint {
+  return wallClock.toEpochNs(hr);
 }

@@ -53,3 +53,14 @@ export class StartupError extends Error {
     return `tickd: ${this.scope}: ${this.name}: ${this.message}`;
   }
 }
+
+/** A short, single-line description of an error for log lines and messages: its message, with
+ * its code before it when the message does not name it already (`ECONNREFUSED: ...`). */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    const message = err.message || err.name;
+    return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+  }
+  return String(err);
+}

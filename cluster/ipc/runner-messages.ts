@@ -62,7 +62,7 @@ export interface Starts {
 export type ToRunnerChild =
   | { readonly t: 'init'; readonly init: RunnerInit }
   | { readonly t: 'execute'; readonly requests: ExecutionRequest[] }
-  /** The next due job's runner (lib/scheduler/lookahead.ts) and its due time to be awake at, epoch ns, or null. */
+  /** The next due job's runner (lib/engine/lookahead.ts) and its due time to be awake at, epoch ns, or null. */
   | { readonly t: 'prepare'; readonly runner: RunnerSpec; readonly awakeNs: bigint | null }
   | { readonly t: 'stop'; readonly graceMs: number };
 

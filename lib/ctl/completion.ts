@@ -49,6 +49,26 @@ function arms(): string {
   return lines.join('\n');
 }
 
+/**
+ * The shell loop both completions share (bash and zsh write it alike): the words before the
+ * cursor, options and their values skipped, into `args` once `ctl` was seen.
+ */
+function wordsBeforeCursor(first: string, cursor: string, words: string): string {
+  return `  for ((i = ${first}; i < ${cursor}; i++)); do
+    w="\${${words}[i]}"
+    if ((skip)); then skip=0; continue; fi
+    case "$w" in
+      ${VALUE_OPTIONS.map((o) => `--${o}`).join('|')}) skip=1; continue ;;
+      -*) continue ;;
+    esac
+    if ((!inctl)); then
+      [[ $w == ctl ]] && inctl=1 && continue
+      return
+    fi
+    args+=("$w")
+  done`;
+}
+
 function bash(): string {
   return `# bash completion for tickd ctl: eval "$(tickd ctl completion bash)", or save it as
 # /etc/bash_completion.d/tickd.
@@ -61,19 +81,7 @@ _tickd() {
     ${FILE_OPTIONS.map((o) => `--${o}`).join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     ${VALUE_OPTIONS.filter((o) => !FILE_OPTIONS.includes(o)).map((o) => `--${o}`).join('|')}) COMPREPLY=(); return ;;
   esac
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-    if ((skip)); then skip=0; continue; fi
-    case "$w" in
-      ${VALUE_OPTIONS.map((o) => `--${o}`).join('|')}) skip=1; continue ;;
-      -*) continue ;;
-    esac
-    if ((!inctl)); then
-      [[ $w == ctl ]] && inctl=1 && continue
-      return
-    fi
-    args+=("$w")
-  done
+${wordsBeforeCursor('1', 'COMP_CWORD', 'COMP_WORDS')}
   if ((!inctl)); then COMPREPLY=($(compgen -W "${TOP_WORDS}" -- "$cur")); return; fi
   if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "${ALL_OPTIONS}" -- "$cur")); return; fi
   case "\${args[*]}" in
@@ -99,19 +107,7 @@ _tickd() {
     ${FILE_OPTIONS.map((o) => `--${o}`).join('|')}) _files; return ;;
     ${VALUE_OPTIONS.filter((o) => !FILE_OPTIONS.includes(o)).map((o) => `--${o}`).join('|')}) return ;;
   esac
-  for ((i = 2; i < CURRENT; i++)); do
-    w="\${words[i]}"
-    if ((skip)); then skip=0; continue; fi
-    case "$w" in
-      ${VALUE_OPTIONS.map((o) => `--${o}`).join('|')}) skip=1; continue ;;
-      -*) continue ;;
-    esac
-    if ((!inctl)); then
-      [[ $w == ctl ]] && inctl=1 && continue
-      return
-    fi
-    args+=("$w")
-  done
+${wordsBeforeCursor('2', 'CURRENT', 'words')}
   if ((!inctl)); then compadd -- ${TOP_WORDS}; return; fi
   if [[ $cur == -* ]]; then compadd -- ${ALL_OPTIONS}; return; fi
   case "\${args[*]}" in

@@ -12,6 +12,7 @@ import type { Ctx } from './context.ts';
 import { CtlError, EXIT_DAEMON, EXIT_OK, UsageError } from './errors.ts';
 import { connectSettings, outputFormat, useColor, type ConnectSettings, type Env } from './settings.ts';
 import { Sink } from './sink.ts';
+import { errorText } from '../errors.ts';
 
 export interface CtlIo {
   readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
@@ -95,7 +96,7 @@ export function report(err: unknown, io: CtlIo): number {
     io.stderr.write(`tickd ctl: ${err.message}\n`);
     return err.exit;
   }
-  io.stderr.write(`tickd ctl: unexpected failure: ${(err as Error)?.message ?? String(err)}\n`);
+  io.stderr.write(`tickd ctl: unexpected failure: ${errorText(err)}\n`);
   return EXIT_DAEMON;
 }
 

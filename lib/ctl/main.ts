@@ -7,13 +7,14 @@ import { EXIT_DAEMON, EXIT_OK, UsageError } from './errors.ts';
 import { helpFor } from './help.ts';
 import { runRepl } from './repl.ts';
 import { Sink } from './sink.ts';
+import { errorText } from '../errors.ts';
 
 export type { CtlIo };
 
 /** A bug that escaped every handler still ends in one line, never a stack trace (left in place to the end of the process). */
 function lastResort(io: CtlIo): (err: unknown) => void {
   return (err) => {
-    io.stderr.write(`tickd ctl: unexpected failure: ${(err as Error)?.message ?? String(err)}\n`);
+    io.stderr.write(`tickd ctl: unexpected failure: ${errorText(err)}\n`);
     process.exit(EXIT_DAEMON);
   };
 }

@@ -1,5 +1,5 @@
 // The engine: the primary's single owner of state. Command batches from the workers and the
-// scheduler's ticks (lib/scheduler/firing.ts: which runner a due job gets) both run here,
+// scheduler's ticks (lib/engine/firing.ts: which runner a due job gets) both run here,
 // synchronously, through one table of handlers and one Changes tracker; each batch or tick
 // then goes through the CommitQueue, so every change is durable before anyone hears of it.
 // The engine persists through the Journal seam only (journal.ts). It also keeps what is told
@@ -28,10 +28,10 @@ import { stat } from './commands/stat.ts';
 import { cluster } from './commands/cluster.ts';
 import { activity, metrics } from './commands/activity.ts';
 import { LastAttempts } from '../store/attempts.ts';
-import { wallNowNs } from '../scheduler/clock.ts';
-import { Firing, type Dispatch, type FiringObserver } from '../scheduler/firing.ts';
-import { ExecutionResults } from '../scheduler/results.ts';
-import { Lookahead, type Prepare } from '../scheduler/lookahead.ts';
+import { wallNowNs } from '../clock.ts';
+import { Firing, type Dispatch, type FiringObserver } from './firing.ts';
+import { ExecutionResults } from './results.ts';
+import { Lookahead, type Prepare } from './lookahead.ts';
 
 const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
   'job.set': jobSet,
@@ -58,7 +58,7 @@ export interface EngineOptions {
   /** null in memory mode. */
   readonly journal: Journal | null;
   readonly dispatch: Dispatch;
-  /** Told of the next due job's runner ahead of time (lib/scheduler/lookahead.ts); none: not told. */
+  /** Told of the next due job's runner ahead of time (lib/engine/lookahead.ts); none: not told. */
   readonly prepare?: Prepare;
   readonly stat: () => StatValues;
   readonly observer?: EngineObserver;
@@ -129,7 +129,7 @@ export class Engine {
 
   /**
    * One scheduler step: apply finished executions, fire a slice of what is due (when that was
-   * all of it, look ahead for the next due job: lib/scheduler/lookahead.ts), persist.
+   * all of it, look ahead for the next due job: lib/engine/lookahead.ts), persist.
    * True when more was due than one slice: the caller runs the next step soon (tick.ts).
    * Once holdFiring() was called, a step only applies results and persists.
    */

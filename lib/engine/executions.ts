@@ -11,7 +11,7 @@ import type { Attempt } from '../domain/attempt.ts';
 import type { Job } from '../domain/job.ts';
 import type { Execution } from '../runner/execution.ts';
 import type { RunReport, RunnerPoolOptions } from '../runner/pool.ts';
-import type { ExecutionResults } from '../scheduler/results.ts';
+import type { ExecutionResults } from './results.ts';
 import type { JobInstruments } from '../telemetry/instruments.ts';
 import type { ActivityRing } from './activity.ts';
 import type { EngineObserver } from './engine.ts';

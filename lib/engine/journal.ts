@@ -2,9 +2,14 @@
 // job or rule as it now is) and removals. Replaying them in order rebuilds the store;
 // replaying a prefix twice is harmless because every record states a whole value (this is
 // what makes compaction crash-safe). The engine knows only this file: the logfile
-// (lib/logfile/writer.ts) implements Journal, and so will any other durable log.
+// (lib/logfile/writer.ts) implements Journal, and in cluster mode the stream does
+// (lib/jetstream/journal.ts, handed to the engine while this node leads through
+// lib/leadership/leader-journal.ts). applyRecord is the one way a record reaches the stores,
+// whichever log it was read from.
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
+import type { JobStore } from '../store/jobs.ts';
+import type { RuleStore } from '../store/rules.ts';
 
 export type LogRecord =
   | { readonly t: 'job'; readonly job: Job }
@@ -31,4 +36,19 @@ export interface Journal {
  */
 export class NotWritingError extends Error {
   override readonly name = 'NotWritingError';
+}
+
+/** Puts a replayed record into the stores: applying one twice, or a prefix of the log again, is harmless. */
+export function applyRecord(jobs: JobStore, rules: RuleStore, rec: LogRecord): void {
+  switch (rec.t) {
+    case 'job': jobs.put(rec.job); return;
+    case 'rule': rules.put(rec.rule); return;
+    case 'job.removed': jobs.delete(rec.id); return;
+    case 'rule.removed': rules.delete(rec.id); return;
+    default: {
+      // JSON.stringify would throw on a job's bigint execution: name the tag instead
+      const never: never = rec;
+      throw new Error(`unknown record type ${String((never as { t: unknown }).t)}`);
+    }
+  }
 }

@@ -1,4 +1,4 @@
-// Observers of the engine beside telemetry: the debug log of every firing, with how late it
+// Observers of the engine: the metric instruments (engineObserver), the debug log of every firing, with how late it
 // fired (the tick's wall time minus the job's execution time). That lateness is the figure an
 // operator tuning `framerate` wants, and the one bench/ measures against its target. And the
 // warning of every failed job, at any log level from warn up (doc/execution.md "The attempt
@@ -12,6 +12,7 @@ import { describeOutcome } from '../domain/attempt.ts';
 import type { Command, Reply } from '../domain/command.ts';
 import type { Job } from '../domain/job.ts';
 import type { Logger } from '../log.ts';
+import type { JobInstruments } from '../telemetry/instruments.ts';
 import type { EngineObserver } from './engine.ts';
 
 /** Logs each due job at debug level: `job fired` with `outcome` and `lateness_ms`. */
@@ -96,5 +97,23 @@ export function combineObservers(observers: ReadonlyArray<EngineObserver | null>
     finished(jobId: string, success: boolean, attempt: Attempt | undefined): void {
       for (const o of all) o.finished(jobId, success, attempt);
     },
+  };
+}
+
+/** The engine's observer feeding the instruments (executions come from the runner pool). */
+export function engineObserver(instruments: JobInstruments): EngineObserver {
+  return {
+    commandApplied(cmd: Command, reply: Reply): void {
+      if (!reply.ok) return;
+      if (cmd.op === 'job.set') instruments.scheduled();
+      else if (cmd.op === 'job.remove') instruments.removed();
+    },
+    fired(job: Job, outcome: 'triggered' | 'no-rule', nowNs: bigint): void {
+      if (outcome !== 'no-rule') return; // a runner's start is told by the pool
+      instruments.notRunnable();
+      instruments.lateness(Number(nowNs - job.execution) / 1e6);
+      instruments.outcome('none', 'no_rule', false);
+    },
+    finished(): void {},
   };
 }

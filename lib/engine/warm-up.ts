@@ -4,7 +4,7 @@
 // called often. A daemon's first burst otherwise took 1.2-1.9 ms from the tick to handing the
 // first execution over (0.4 ms in every later burst), all of it before the first job could
 // start. Here the same code (the job and rule stores, the matcher, the slices of
-// lib/scheduler/firing.ts, the SET path) runs a few thousand times on stores of its own, in
+// lib/engine/firing.ts, the SET path) runs a few thousand times on stores of its own, in
 // memory mode, dispatching to nothing. Nothing of it is kept, logged, counted or persisted.
 import type { StatValues } from '../domain/stat.ts';
 import { JobStore } from '../store/jobs.ts';

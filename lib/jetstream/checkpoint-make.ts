@@ -20,7 +20,7 @@ import {
   checkpointNames, CHUNK_BYTES, ensureCheckpointStream, readHead, scanCheckpoint, writeCheckpoint, type CheckpointHead, type CheckpointNames,
 } from './checkpoint.ts';
 import { connectOffline } from './connect.ts';
-import { scanStream } from './stream-scan.ts';
+import { scanStream } from './wire/stream-scan.ts';
 import { streamPeers } from './stream.ts';
 import { clusterSubjects } from './subjects.ts';
 

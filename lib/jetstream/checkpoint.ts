@@ -31,8 +31,9 @@ import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jets
 import { nuid, type NatsConnection } from '@nats-io/transport-node';
 import type { LogRecord } from '../engine/journal.ts';
 import { forEachFrame } from '../logfile/frames.ts';
-import { isStreamNotFound, isWrongLastSequence } from './api-errors.ts';
-import { scanStream } from './stream-scan.ts';
+import { isStreamNotFound } from './api-errors.ts';
+import { isWrongLastSequence } from '../lease/errors.ts';
+import { scanStream } from './wire/stream-scan.ts';
 import { streamPeers } from './stream.ts';
 
 /** Chunks are cut at frame boundaries below this (and below half the server's max_payload). */

@@ -3,13 +3,13 @@
 // start-up (an unreachable NATS is a startup error naming the URLs), then reconnection for as
 // long as the daemon runs. Every change of the connection's state is logged; none of them
 // ever throws into the daemon. What the connection was made with is remembered beside it
-// (wire.ts), so that the replay can open a bare connection of its own the same way.
+// (wire/connection.ts), so that the replay can open a bare connection of its own the same way.
 import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator, type Authenticator, type NatsConnection } from '@nats-io/transport-node';
 import type { ClusterOptions } from '../cli.ts';
-import { StartupError } from '../errors.ts';
+import { errorText, StartupError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
-import { rememberWireOptions } from './wire.ts';
+import { rememberWireOptions } from './wire/connection.ts';
 import type { Logger } from '../log.ts';
 
 export interface ClusterConnectOptions {
@@ -63,7 +63,7 @@ export async function connectCluster(o: ClusterConnectOptions): Promise<NatsConn
       ...(tls || o.caFile !== null ? { tls: o.caFile === null ? {} : { caFile: o.caFile } } : {}),
     });
   } catch (err) {
-    throw new StartupError('cluster', 'ClusterError', `cannot connect to NATS at ${showUrls(o.urls)}: ${(err as Error)?.message ?? String(err)}`);
+    throw new StartupError('cluster', 'ClusterError', `cannot connect to NATS at ${showUrls(o.urls)}: ${errorText(err)}`);
   }
   rememberWireOptions(nc, {
     servers, tls: tls || o.caFile !== null, caFile: o.caFile, name: o.name,

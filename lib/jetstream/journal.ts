@@ -18,7 +18,7 @@
 //   for good: append() throws and flush() rejects (the engine rolls back and answers ERROR
 //   internal), and onFenced tells the primary once, so it stops firing at once.
 // - Removals do not stay: the removal acknowledged at sequence S is deleted (the stream kept
-//   only it of its subject) once a checkpoint covers it (lib/leadership/checkpoints.ts hands
+//   only it of its subject) once a checkpoint covers it (lib/leadership/checkpoint-schedule.ts hands
 //   its removals to holdRemovals) and every node has applied it (removal-deletions.ts), so a
 //   stream of churning identifiers does not grow with dead ones. Without a view of the other
 //   nodes (`tickd import`, every node stopped) at once.
@@ -26,9 +26,10 @@ import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from '
 import type { Logger } from '../log.ts';
 import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
 import { NotWritingError, type Journal, type LogRecord } from '../engine/journal.ts';
-import { isWrongLastSequence as wrongLastSequence } from './api-errors.ts';
+import { isWrongLastSequence as wrongLastSequence } from '../lease/errors.ts';
 import { RemovalDeletions } from './removal-deletions.ts';
 import type { ClusterSubjects } from './subjects.ts';
+import { errorText } from '../errors.ts';
 
 /** How long one write may take to be acknowledged, retries included, before the node gives up. */
 export const PUBLISH_DEADLINE_MS = 10_000;
@@ -134,7 +135,7 @@ export class StreamJournal implements Journal {
     this.expected += batch.length;
     const before = this.tail;
     const done = this.publishBatch(batch, first, before).catch((err: unknown) => {
-      this.fence(wrongLastSequence(err) ? 'another writer wrote to the stream' : `a write was not acknowledged in time: ${(err as Error)?.message ?? String(err)}`);
+      this.fence(wrongLastSequence(err) ? 'another writer wrote to the stream' : `a write was not acknowledged in time: ${errorText(err)}`);
       throw err;
     });
     this.tail = done.then(() => {}, () => {});

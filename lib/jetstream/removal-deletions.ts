@@ -11,7 +11,7 @@
 //
 // What this leaves: a removal held when its leader is lost stays in the stream, one message,
 // until the next leader's first checkpoint, made from the whole stream, reports it again
-// (lib/leadership/checkpoints.ts), or its identifier is written again (replays apply it as a
+// (lib/leadership/checkpoint-schedule.ts), or its identifier is written again (replays apply it as a
 // no-op). A node the leader may have stopped counting (its reports stopped for half the
 // bucket's TTL: members.ts) rebuilds its copy before it may lead (lib/leadership/node.ts).
 // Once the leader is fenced it deletes nothing more, but for the drain of a graceful stop.

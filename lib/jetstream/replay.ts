@@ -5,7 +5,7 @@
 // read one by one.
 //
 // The daemon's replay (replayStream) needs every record but no order across identifiers: it
-// reads through stream-scan.ts (plain pull consumers delivering over a bare connection of the
+// reads through wire/stream-scan.ts (plain pull consumers delivering over a bare connection of the
 // replay's own, parsed in place; ranges of sequences that may be read at once), and decodes
 // each payload where it lies in the connection's buffer: 0.4-0.5 s of this process's CPU per
 // million messages where the client library's parsing and message objects cost 1.7-1.9 s.
@@ -25,8 +25,9 @@ import { decodePayload } from '../logfile/codec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import type { ClusterSubjects } from './subjects.ts';
 import { checkpointNames, CheckpointIncompleteError, readCheckpoint, readHead } from './checkpoint.ts';
-import { scanStream } from './stream-scan.ts';
+import { scanStream } from './wire/stream-scan.ts';
 import { streamPeers } from './stream.ts';
+import { errorText } from '../errors.ts';
 
 /** `between` runs after each run of this many messages. */
 const BATCH = 1_000;
@@ -61,7 +62,7 @@ const MOVED_TRIES = 3;
 /**
  * The daemon's replay: the cluster's checkpoint (checkpoint.ts), if any, then every record of
  * the stream after it, into onRecord, once, in sequence order only among those of the same
- * identifier (of which the stream holds one; see stream-scan.ts); the sequence to write (or
+ * identifier (of which the stream holds one; see wire/stream-scan.ts); the sequence to write (or
  * follow) after. If a new checkpoint was made while this read (the leader may then have
  * deleted removals after the one read), `restart` empties what onRecord filled and all is
  * read again. If the checkpoint cannot be read (its stream unavailable, a chunk missing or
@@ -91,8 +92,6 @@ class CheckpointUnreadableError extends Error {}
 /** A new checkpoint was made while one was read: read again. */
 class CheckpointMovedError extends Error {}
 
-const message = (err: unknown): string => (err as Error)?.message ?? String(err);
-
 async function replayOnce(
   nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void, checkpointError: string | null,
 ): Promise<StreamReplay> {
@@ -101,7 +100,7 @@ async function replayOnce(
   const { state } = info;
   const names = checkpointNames(stream); // a cluster's stream is named after it (subjects.ts)
   const base = checkpointError === null
-    ? await readHead(jsm, names, info.created).catch((err: unknown) => { throw new CheckpointUnreadableError(message(err)); })
+    ? await readHead(jsm, names, info.created).catch((err: unknown) => { throw new CheckpointUnreadableError(errorText(err)); })
     : null;
   // An emptied stream (purged by hand) keeps its creation time: its old checkpoint is not its state.
   const head = base !== null && base.head !== null && base.head.seq <= state.last_seq && state.messages > 0 ? base.head : null;
@@ -113,7 +112,7 @@ async function replayOnce(
       // Incomplete under a new head: replaced meanwhile. Under the same one (chunks lost, a
       // head stored without them), or any other failure: unreadable.
       if (err instanceof CheckpointIncompleteError && (await moved())) throw new CheckpointMovedError(err.message);
-      throw new CheckpointUnreadableError(message(err));
+      throw new CheckpointUnreadableError(errorText(err));
     });
   }
   const first = Math.max(state.first_seq, (head?.seq ?? 0) + 1);
@@ -147,7 +146,7 @@ export function decodeMessage(stream: string, seq: number, subject: string, data
 export class StreamDecodeError extends Error {
   override readonly name = 'StreamDecodeError';
   constructor(stream: string, seq: number, subject: string, cause: unknown) {
-    super(`stream ${stream}: message ${seq} (${subject}) is not a tickd record: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super(`stream ${stream}: message ${seq} (${subject}) is not a tickd record: ${errorText(cause)}`, { cause });
   }
 }
 

@@ -5,13 +5,8 @@
 // Identifiers may hold `.` (a subject's token separator), may end with one, and are up to
 // 1024 bytes of [A-Za-z0-9._:-]. The token escapes the two characters that cannot stand as is,
 // `_` first so the mapping stays reversible: `_` -> `__`, `.` -> `_d`. The longest token is
-// 2048 bytes, well inside NATS's 4096-byte control line. A cluster name is one token itself.
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** null when `name` can name a cluster (a stream, a subject token, a KV bucket prefix). */
-export function clusterNameError(name: string): string | null {
-  return NAME.test(name) ? null : 'must be 1 to 64 characters of letters, digits, "_" and "-"';
-}
+// 2048 bytes, well inside NATS's 4096-byte control line. A cluster name is one token itself
+// (lib/domain/cluster-name.ts).
 
 export function encodeToken(id: string): string {
   return id.replaceAll('_', '__').replaceAll('.', '_d');

@@ -8,12 +8,13 @@
 // nothing pending, with every message it delivered applied, is the other, once the stream's
 // leader confirms that no message is left up to L (nextSeqOnLeader): the consumer's server
 // may be one that came back and is still catching up, whose "nothing pending" is about its
-// own copy (stream-scan.ts met that in a replay).
+// own copy (wire/stream-scan.ts met that in a replay).
 import { DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { LogRecord } from '../engine/journal.ts';
 import type { Logger } from '../log.ts';
 import { decodeMessage } from './replay.ts';
 import { nextSeqOnLeader } from './stream.ts';
+import { errorText } from '../errors.ts';
 
 const RESTART_PAUSE_MS = 250;
 const CATCH_UP_POLL_MS = 20;
@@ -65,7 +66,7 @@ export class StreamTail {
         await this.follow(generation);
       } catch (err) {
         if (!this.current(generation)) return;
-        this.o.log.warn({ err: (err as Error)?.message ?? String(err), applied: this.appliedSeq }, 'following the stream failed; starting again');
+        this.o.log.warn({ err: errorText(err), applied: this.appliedSeq }, 'following the stream failed; starting again');
       }
       if (this.current(generation)) await new Promise((r) => setTimeout(r, RESTART_PAUSE_MS));
     }

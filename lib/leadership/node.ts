@@ -1,10 +1,29 @@
+// Cluster mode, by file (tickd(8) CLUSTER MODE; the top folder cluster/ is something else:
+// the process roles of one daemon on one machine, named after Node's cluster module):
+//
+//   where a node decides it leads     lib/leadership/node.ts     ClusterNode.lead()
+//   where it steps down               lib/leadership/node.ts     ClusterNode.stepDown(why)
+//   the leader lease                  lib/lease/lease.ts         Lease (a KV key with a TTL)
+//   where a follower forwards         lib/jetstream/forward-client.ts   ForwardClient
+//   where the leader answers those    lib/jetstream/command-server.ts   CommandServer
+//   what a node answers itself        lib/leadership/local-ops.ts       (GET /cluster)
+//   where the leader writes           lib/jetstream/journal.ts   StreamJournal (the Journal seam)
+//   where the stream is replayed      lib/jetstream/replay.ts    replayStream, then tail.ts follows
+//   the NATS wire reader of a replay  lib/jetstream/wire/        connection, parser, stream-scan
+//   where a checkpoint is scheduled   lib/leadership/checkpoint-schedule.ts (the leader's timer here)
+//   where a checkpoint is made        lib/jetstream/checkpoint-make.ts, in the compaction child
+//                                     (cluster/fold-child.ts); read: lib/jetstream/checkpoint.ts
+//   removals deleted once all applied lib/jetstream/removal-deletions.ts, members.ts (the nodes bucket)
+//   start-up (connect, buckets, copy) lib/persistence/cluster-storage.ts
+//   offline: dump, import             lib/tools/dump-stream.ts, lib/tools/import.ts
+//
 // One tickd node of a cluster (tickd(8) CLUSTER MODE): a follower that keeps a copy of the log
 // current, or the leader that fires and writes. Leadership is the lease alone (no heartbeats or
 // votes of our own): a follower tries to take it at least every TTL/4.
 //
 //   follower ──lease taken──► catch up to the stream's last sequence ──► leader
 //      ▲                         (the lease lost meanwhile: stay follower)     │
-//      └── rebuild the copy from the stream ◄── step down ◄────────────────────┘
+//      └── rebuild the copy from the stream ◄── stepDown() ◄───────────────────┘
 //            lease lost (refresh refused or failed, TTL passed by our own clock),
 //            a publish refused for its expected sequence, a write not acknowledged in time
 //
@@ -28,10 +47,13 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterOptions } from '../cli.ts';
 import type { ClusterView, NodeRole } from '../domain/cluster-view.ts';
 import type { Command, Reply } from '../domain/command.ts';
+import { applyRecord } from '../engine/journal.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
-import { CommandServer, ForwardClient, forwardingSubject, type LocalBatch } from '../jetstream/forwarding.ts';
+import { CommandServer } from '../jetstream/command-server.ts';
+import { ForwardClient } from '../jetstream/forward-client.ts';
+import { forwardingSubject, type LocalBatch } from '../jetstream/forwarding.ts';
 import { PUBLISH_DEADLINE_MS, StreamJournal } from '../jetstream/journal.ts';
 import { Members, REPORT_MS } from '../jetstream/members.ts';
 import { replayStream } from '../jetstream/replay.ts';
@@ -39,14 +61,16 @@ import type { ClusterSubjects } from '../jetstream/subjects.ts';
 import { StreamTail } from '../jetstream/tail.ts';
 import { isLeaseAborted, Lease } from '../lease/lease.ts';
 import { describeHolder } from '../lease/value.ts';
-import { applyRecord } from '../persistence/apply.ts';
-import { CheckpointSchedule, type CheckpointRunner } from './checkpoints.ts';
+import { CheckpointSchedule, type CheckpointRunner } from './checkpoint-schedule.ts';
 import { LeaderJournal } from './leader-journal.ts';
 import { answerLocally } from './local-ops.ts';
+import { errorText } from '../errors.ts';
 
 const RETRY_PAUSE_MS = 500;
 /** How long a node holding the lease may take to apply the rest of the stream. */
 const CATCH_UP_MS = 10_000;
+/** How often a leader looks whether a checkpoint is due (as often as it reports itself). */
+const CHECKPOINT_CHECK_MS = REPORT_MS;
 
 export interface NodeParts {
   readonly opts: ClusterOptions;
@@ -56,7 +80,7 @@ export interface NodeParts {
   readonly subjects: ClusterSubjects;
   readonly leaseKv: KV;
   readonly members: Members;
-  /** Makes the cluster's checkpoints while this node leads (checkpoints.ts). */
+  /** Makes the cluster's checkpoints while this node leads (checkpoint-schedule.ts). */
   readonly checkpoints: CheckpointRunner;
   readonly jobs: JobStore;
   readonly rules: RuleStore;
@@ -84,7 +108,9 @@ export class ClusterNode {
   private lease: Lease | null = null;
   private stream: StreamJournal | null = null;
   private server: CommandServer | null = null;
-  private stepDownNow: ((why: string) => void) | null = null;
+  /** Ends the current tenure's lead() (set while leading). */
+  private tenureEnded: ((why: string) => void) | null = null;
+  private checkpointTimer: NodeJS.Timeout | undefined;
   /** The lease being waited for, closed by a stop. */
   private candidate: Lease | null = null;
   private stopping = false;
@@ -166,7 +192,7 @@ export class ClusterNode {
         return;
       } catch (err) {
         if (this.stopping) return;
-        this.log.warn({ err: (err as Error)?.message ?? String(err) }, 'reading the stream failed; trying again');
+        this.log.warn({ err: errorText(err) }, 'reading the stream failed; trying again');
         await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));
       }
     }
@@ -186,7 +212,7 @@ export class ClusterNode {
       if (this.stopping) return;
       const why = await this.lead();
       if (why === null) continue;
-      await this.stepDown();
+      await this.afterStepDown();
     }
   }
 
@@ -200,7 +226,7 @@ export class ClusterNode {
     let lostWhy: string | null = null;
     const lease = new Lease({
       kv: this.p.leaseKv, holder, ttlMs: opts.leaseTtlMs, log: this.log,
-      onLost: (why) => { lostWhy = `lease lost: ${why}`; this.stepDownNow?.(lostWhy); },
+      onLost: (why) => { lostWhy = `lease lost: ${why}`; this.stepDown(lostWhy); },
     });
     this.candidate = lease;
     try {
@@ -216,24 +242,25 @@ export class ClusterNode {
       const afterSeq = Math.max(state.last_seq, this.tail!.applied);
       this.tail = null;
       this.lease = lease;
-      this.stepDownNow = (why) => this.fence(why, ended);
+      this.tenureEnded = ended;
       this.stream = new StreamJournal({
         js, jsm, subjects, lastSeq: afterSeq, writerId: holder, log: this.log, appliedByOthers: () => this.p.members.appliedByOthers(),
-        onFenced: (why) => this.stepDownNow?.(why), mayWrite: () => lease.held,
+        onFenced: (why) => this.stepDown(why), mayWrite: () => lease.held,
       });
       this.journal.use(this.stream);
       this.server = new CommandServer(this.p.nc, forwardingSubject(opts.name), this.hooks!.local, this.log);
       this.roleNow = 'leader';
       this.log.info({ role: 'leader', cause: 'took the lease', lastSeq: afterSeq }, 'role changed: leader');
       this.checkpoints.leading();
+      this.checkpointTimer = setInterval(() => this.considerCheckpoint(), CHECKPOINT_CHECK_MS).unref();
       this.hooks!.promoted();
       void this.report();
-      if (lostWhy !== null || !lease.held) this.stepDownNow(lostWhy ?? 'lease lost: expired by our own clock');
+      if (lostWhy !== null || !lease.held) this.stepDown(lostWhy ?? 'lease lost: expired by our own clock');
       return await over;
     } catch (err) {
       await lease.release(); // never rejects; deletes the key only while it is ours
       if (this.stopping || isLeaseAborted(err)) return null;
-      this.log.warn({ err: (err as Error)?.message ?? String(err) }, 'taking over failed; staying a follower');
+      this.log.warn({ err: errorText(err) }, 'taking over failed; staying a follower');
       if (this.tail !== null && this.roleNow === 'follower') {
         await this.tail.stop(); // it may be stuck: the loop rebuilds the copy
         this.tail = null;
@@ -243,11 +270,17 @@ export class ClusterNode {
     }
   }
 
-  /** The synchronous part of a step-down: nothing fires or is written after it. */
-  private fence(why: string, ended: (why: string) => void): void {
+  /**
+   * The step-down, wherever it comes from (the lease lost, a write fenced, a stop): synchronous,
+   * so nothing fires or is written after it. The tenure's lead() then returns and
+   * afterStepDown() settles the rest. Nothing to do when not leading.
+   */
+  stepDown(why: string): void {
     if (this.roleNow !== 'leader') return;
+    const ended = this.tenureEnded!;
     this.roleNow = 'follower';
-    this.stepDownNow = null;
+    this.tenureEnded = null;
+    clearInterval(this.checkpointTimer);
     this.server?.stop();
     this.server = null;
     this.stream?.fence(why);
@@ -256,7 +289,8 @@ export class ClusterNode {
     ended(why);
   }
 
-  private async stepDown(): Promise<void> {
+  /** What follows a step-down: the last writes settle, the lease goes back, the copy is dropped. */
+  private async afterStepDown(): Promise<void> {
     const stream = this.stream;
     const lease = this.lease;
     // Writes already on their way settle first (acknowledged or rolled back), then the lease
@@ -275,16 +309,19 @@ export class ClusterNode {
     // First, and alone: how long ago this node last said so decides whether its copy can be
     // trusted (members.ts), so a slow answer below must not hold it back.
     this.p.members.report(this.roleNow, this.applied);
-    const stream = this.stream;
-    if (this.roleNow === 'leader' && stream !== null) {
-      this.checkpoints.consider(stream.lastSeq, this.p.jobs.size + this.p.rules.size, (m) => this.stream?.holdRemovals(m.removals));
-    }
     try {
       const { state } = await this.p.jsm.streams.info(this.p.subjects.stream);
       this.lastSeq = state.last_seq;
       const entry = await this.p.leaseKv.get('leader');
       this.leaderName = entry === null || entry.operation !== 'PUT' ? null : describeHolder(entry).node ?? null;
     } catch { /* NATS unreachable: the view says what was last known */ }
+  }
+
+  /** While leading: has the cluster's checkpoint made when enough was written since the last (checkpoint-schedule.ts). */
+  private considerCheckpoint(): void {
+    const stream = this.stream;
+    if (this.roleNow !== 'leader' || stream === null) return;
+    this.checkpoints.consider(stream.lastSeq, this.p.jobs.size + this.p.rules.size, (m) => this.stream?.holdRemovals(m.removals));
   }
 
   /** Stops the reports started by rebuild() (a start-up that failed after it). */
@@ -300,7 +337,7 @@ export class ClusterNode {
    */
   async handOver(): Promise<void> {
     this.stopping = true;
-    this.stepDownNow?.('stopping');
+    this.stepDown('stopping');
     if (this.roleNow !== 'leader') this.candidate?.close();
     await this.loop;
   }

@@ -3,6 +3,7 @@
 // one the write expected) is normal while waiting and fatal while holding; anything else
 // (timeouts, no JetStream, a closed connection) is "NATS is not answering" and is only
 // logged, once per kind, by whoever keeps retrying.
+import { errorText } from '../errors.ts';
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 
 /** acquire() gave up because its `stopped()` said so, or the lease was closed meanwhile. */
@@ -39,7 +40,7 @@ export function errorKind(err: unknown): string {
   return code === undefined ? err.name : `${err.name}/${String(code)}`;
 }
 
-/** One line for logs and onLost reasons: the kind and the message. */
-export function errorText(err: unknown): string {
-  return err instanceof Error ? `${errorKind(err)}: ${err.message}` : String(err);
+/** One line for logs and onLost reasons: the error's kind before its text. */
+export function describeError(err: unknown): string {
+  return err instanceof Error ? `${errorKind(err)}: ${errorText(err)}` : String(err);
 }

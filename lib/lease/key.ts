@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { Logger } from '../log.ts';
-import { errorKind, errorText, isWrongLastSequence } from './errors.ts';
+import { errorKind, describeError, isWrongLastSequence } from './errors.ts';
 import { decodeLeaseValue, encodeLeaseValue } from './value.ts';
 
 export class LeaseKey {
@@ -78,7 +78,7 @@ export class LeaseKey {
       await this.delete(revision);
       return true;
     } catch (err) {
-      this.#log.debug({ revision, err: errorText(err) }, 'lease delete by revision refused');
+      this.#log.debug({ revision, err: describeError(err) }, 'lease delete by revision refused');
       return false;
     }
   }
@@ -88,5 +88,5 @@ function logOnce(log: Logger, logged: Set<string>, err: unknown, msg: string): v
   const kind = errorKind(err);
   if (logged.has(kind)) return;
   logged.add(kind);
-  log.warn({ err: errorText(err) }, msg);
+  log.warn({ err: describeError(err) }, msg);
 }

@@ -32,7 +32,7 @@
 //   end, and a refresh's own request timeout is the claim's remaining time (plus a little).
 import type { KV } from '@nats-io/kv';
 import type { Logger } from '../log.ts';
-import { errorText, isWrongLastSequence, LeaseAbortedError } from './errors.ts';
+import { describeError, isWrongLastSequence, LeaseAbortedError } from './errors.ts';
 import { LeaseKey } from './key.ts';
 import { describeHolder } from './value.ts';
 
@@ -174,7 +174,7 @@ export class Lease {
       return;
     } catch (err) {
       if (!isWrongLastSequence(err)) {
-        this.#log.warn({ revision, err: errorText(err) }, 'lease release failed; the key expires by its TTL');
+        this.#log.warn({ revision, err: describeError(err) }, 'lease release failed; the key expires by its TTL');
         return;
       }
     }
@@ -271,13 +271,13 @@ export class Lease {
         if (tenure !== this.#tenure) return;
         if (isWrongLastSequence(err)) {
           if (uncertain && await this.#adoptOwnWrite(tenure)) continue;
-          this.#lose(`refresh refused: the key was changed or removed by someone else (${errorText(err)})`);
+          this.#lose(`refresh refused: the key was changed or removed by someone else (${describeError(err)})`);
           return;
         }
         // Not refused, only not answered (a NATS server lost, the bucket's leader being
         // elected): our claim still runs by our own clock, so try again until it ends.
         uncertain = true;
-        this.#log.debug({ err: errorText(err) }, 'lease refresh not answered; trying again within the claim');
+        this.#log.debug({ err: describeError(err) }, 'lease refresh not answered; trying again within the claim');
         await new Promise((r) => setTimeout(r, Math.min(REFRESH_RETRY_MS, Math.max(0, this.#validUntil - this.#now()))).unref());
         if (tenure !== this.#tenure) return;
         continue;

@@ -24,6 +24,7 @@ import type { Logger } from '../log.ts';
 import { frameSize, writeFrame } from './codec.ts';
 import { fsyncDir, LOGFILE_MODE } from './fsutil.ts';
 import type { Journal, LogRecord } from '../engine/journal.ts';
+import { errorText } from '../errors.ts';
 
 /** The file operations a journal needs; tests inject failing or counting ones. */
 export interface JournalFile {
@@ -81,7 +82,7 @@ export class JournalClosedError extends Error {
 export class JournalWriteError extends Error {
   override readonly name = 'JournalWriteError';
   constructor(path: string, cause: unknown) {
-    super(`writing ${path} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super(`writing ${path} failed: ${errorText(cause)}`, { cause });
   }
 }
 

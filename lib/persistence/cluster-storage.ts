@@ -4,11 +4,11 @@
 // then the messages after it) replayed into the stores, then followed (lib/leadership/node.ts):
 // the node starts as a follower, serves its clients by forwarding to the leader, and competes
 // for the lease once the primary starts it. Compaction is the stream's own retention (the last
-// message per subject); the leader also has checkpoints made (lib/leadership/checkpoints.ts),
+// message per subject); the leader also has checkpoints made (lib/leadership/checkpoint-schedule.ts),
 // in the compaction child.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ClusterOptions } from '../cli.ts';
-import { StartupError } from '../errors.ts';
+import { errorText, StartupError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
@@ -17,7 +17,7 @@ import { Members } from '../jetstream/members.ts';
 import { ensureStream } from '../jetstream/stream.ts';
 import { clusterSubjects } from '../jetstream/subjects.ts';
 import { openLeaseBucket } from '../lease/lease.ts';
-import type { CheckpointRunner } from '../leadership/checkpoints.ts';
+import type { CheckpointRunner } from '../leadership/checkpoint-schedule.ts';
 import { ClusterNode } from '../leadership/node.ts';
 import type { Storage } from './storage.ts';
 
@@ -34,7 +34,7 @@ async function untilJetStreamAnswers<T>(log: Logger, stopped: () => boolean, att
     try {
       return await attempt();
     } catch (err) {
-      const why = (err as Error)?.message ?? String(err);
+      const why = errorText(err);
       if (stopped() || performance.now() > deadline) throw new StartupError('cluster', 'ClusterError', `JetStream is not available: ${why}`);
       if (tries === 1) log.warn({ why }, 'JetStream not answering yet; trying again');
       await new Promise((r) => setTimeout(r, 250));
@@ -96,6 +96,6 @@ export async function openClusterStorage(inputs: ClusterStorageInputs): Promise<
     await nc.close();
     await inputs.closeCheckpoints();
     if (err instanceof StartupError) throw err;
-    throw new StartupError('cluster', 'ClusterError', (err as Error)?.message ?? String(err));
+    throw new StartupError('cluster', 'ClusterError', errorText(err));
   }
 }

@@ -1,23 +1,8 @@
-// Opens the persistence: memory, the logfile (replayed into the stores, its journal, the
-// compaction controller), or in cluster mode the JetStream stream (cluster-storage.ts); the
-// engine gets only the journal (null in memory mode: nothing on disk, nothing retained).
-import type { ClusterOptions } from '../cli.ts';
-import type { Config } from '../config/schema.ts';
-import { openClusterStorage } from './cluster-storage.ts';
-import type { CheckpointRunner } from '../leadership/checkpoints.ts';
-import type { ClusterNode } from '../leadership/node.ts';
+// What the primary holds of its persistence, whichever kind was opened (open.ts): memory, the
+// logfile, or in cluster mode the JetStream stream (cluster-storage.ts).
 import type { CompressionState } from '../domain/stat.ts';
-import { StartupError } from '../errors.ts';
-import type { Folds } from '../logfile/folds.ts';
-import { openLogfile } from '../logfile/open.ts';
 import type { Journal } from '../engine/journal.ts';
-import { applyRecord } from './apply.ts';
-
-export { applyRecord };
-import { LogfileCorruptError } from '../logfile/replay.ts';
-import type { Logger } from '../log.ts';
-import type { JobStore } from '../store/jobs.ts';
-import type { RuleStore } from '../store/rules.ts';
+import type { ClusterNode } from '../leadership/node.ts';
 
 export interface Storage {
   /** What STAT `persistence` says: the configured mode, or `jetstream` in cluster mode. */
@@ -33,63 +18,4 @@ export interface Storage {
   readonly node?: ClusterNode;
   /** Cluster mode, first step of a graceful stop: stop leading (and competing) now. */
   handOver?(): Promise<void>;
-}
-
-
-export interface StorageInputs {
-  readonly config: Config;
-  /** Cluster mode (the log on a JetStream stream), or null for the configured persistence. */
-  readonly cluster: ClusterOptions | null;
-  readonly jobs: JobStore;
-  readonly rules: RuleStore;
-  readonly log: Logger;
-  /** Runs logfile compactions (the primary's compaction child); closed at once when unused. */
-  readonly folds: Folds;
-  /** Cluster mode: makes the cluster's checkpoints (the same child). */
-  readonly checkpoints: CheckpointRunner;
-  /** True once a stop was requested: a wait for the cluster's lease gives up. */
-  readonly stopped: () => boolean;
-}
-
-export async function openStorage(inputs: StorageInputs): Promise<Storage> {
-  const { config, jobs, rules, log, folds } = inputs;
-  const db = config.database;
-  if (inputs.cluster !== null) {
-    folds.start(); // spawned now, while this heap is small
-    return openClusterStorage({
-      opts: inputs.cluster, jobs, rules, log, stopped: inputs.stopped, checkpoints: inputs.checkpoints, closeCheckpoints: () => folds.close(),
-    });
-  }
-  if (db.persistence === 'memory') {
-    await folds.close();
-    return { kind: 'memory', path: null, journal: null, compression: () => 'idle', compactions: () => 0, startCompaction() {}, close: async () => {} };
-  }
-  let opened;
-  try {
-    opened = await openLogfile({
-      path: db.logfile_path,
-      fsync: db.fsync_on_persist,
-      compressionIntervalSec: db.compression_interval,
-      log: log.child({ component: 'logfile' }),
-      folds,
-      onRecord: (rec) => applyRecord(jobs, rules, rec),
-    });
-  } catch (err) {
-    if (err instanceof LogfileCorruptError) throw new StartupError('logfile', 'LogfileError', err.message);
-    const e = err as NodeJS.ErrnoException;
-    throw new StartupError('logfile', 'LogfileError', `cannot open ${db.logfile_path}: ${e.code ?? e.message}`);
-  }
-  const { journal, compactor } = opened;
-  return {
-    kind: 'logfile',
-    path: db.logfile_path,
-    journal,
-    compression: () => compactor.state,
-    compactions: () => compactor.compactions,
-    startCompaction: () => compactor.start(),
-    close: async () => {
-      await compactor.stop();
-      await journal.close();
-    },
-  };
 }

@@ -10,7 +10,6 @@
 // Environment (test-only): TICKD_RUNNER_TIMEOUT_MS overrides the 30 000 ms runner timeout
 // (tickd(8) ENVIRONMENT) so tests can exercise timeouts quickly. Read only by
 // runnerTimeoutMs(); production code never sets it.
-import { randomBytes } from 'node:crypto';
 import { clipHead, type AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import type { Logger } from '../log.ts';
@@ -47,10 +46,6 @@ export function runnerError(error: string): AttemptOutcome {
 
 export const DEFAULT_RUNNER_TIMEOUT_MS = 30_000;
 
-export function newAttemptId(): string {
-  return randomBytes(16).toString('hex');
-}
-
 /** The runner timeout: 30 000 ms, or TICKD_RUNNER_TIMEOUT_MS (test-only) when it is a positive integer. */
 export function runnerTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.TICKD_RUNNER_TIMEOUT_MS;
@@ -58,12 +53,3 @@ export function runnerTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number(raw);
 }
 
-/** A short, single-line description of an error for log lines. */
-export function errorText(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    const message = err.message || err.name;
-    return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
-  }
-  return String(err);
-}

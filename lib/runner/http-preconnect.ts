@@ -1,5 +1,5 @@
 // Connections opened before they are needed: the primary looks ahead for the next due job
-// (lib/scheduler/lookahead.ts) and, when its rule's runner is http, asks the runner child to
+// (lib/engine/lookahead.ts) and, when its rule's runner is http, asks the runner child to
 // have a connection to that origin ready. The first request to the origin then finds it
 // connected (TCP, and TLS for https) instead of paying the handshake after the job is due.
 //

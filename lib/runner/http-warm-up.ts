@@ -1,5 +1,5 @@
 // POSTs through the http runner to a server of the runner child's own, on loopback, as the
-// child starts (lib/runner/run-by-kind.ts preloadRunners).
+// child starts (lib/runner/preload.ts).
 //
 // Why: V8 compiles a function when it is first called. Without a warm-up, the first burst
 // after a start paid for that between the child taking its first request and the POST

@@ -28,9 +28,10 @@ import type { Socket } from 'node:net';
 import { clipHead, type AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { httpUrlError } from '../domain/runner-validate.ts';
-import { ABORTED, errorText, runnerError, type Execution, type RunnerContext } from './execution.ts';
+import { ABORTED, runnerError, type Execution, type RunnerContext } from './execution.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
 import { preconnected, preconnecting } from './http-preconnect.ts';
+import { errorText } from '../errors.ts';
 
 type HttpSpec = Extract<RunnerSpec, { type: 'http' }>;
 
@@ -87,7 +88,7 @@ function targetOf(spec: HttpSpec): Target {
 
 /**
  * Has a connection to the rule's origin ready for its next job, due soon (the primary's
- * lookahead, lib/scheduler/lookahead.ts), unless the agent holds an idle one. A spare
+ * lookahead, lib/engine/lookahead.ts), unless the agent holds an idle one. A spare
  * nobody takes is closed after IDLE_SOCKET_MS, as an idle keep-alive socket is.
  */
 export function prepareHttp(spec: HttpSpec, ctx: RunnerContext): void {

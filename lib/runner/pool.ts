@@ -16,11 +16,12 @@
 //   (monotonic clock) and its outcome (lib/domain/attempt.ts).
 // - After stop() begins, nothing new starts: queued executions are dropped, later submits too.
 import { performance } from 'node:perf_hooks';
-import { ABORTED, errorText, runnerError, type Execution, type RunnerContext, type RunnerFn } from './execution.ts';
+import { ABORTED, runnerError, type Execution, type RunnerContext, type RunnerFn } from './execution.ts';
 import { outcomeSucceeded, type AttemptOutcome } from '../domain/attempt.ts';
-import { wallNowNs } from '../scheduler/clock.ts';
+import { wallNowNs } from '../clock.ts';
 import { runExecution } from './run-by-kind.ts';
 import { Fifo } from '../domain/fifo.ts';
+import { errorText } from '../errors.ts';
 
 /** How one execution went: when its runner started, for how long, and the outcome. */
 export interface RunReport {

@@ -18,7 +18,8 @@
 import { spawn } from 'node:child_process';
 import { clipHead, clipTail, MAX_OUTCOME_TEXT_BYTES, type AttemptOutcome } from '../domain/attempt.ts';
 import type { Logger } from '../log.ts';
-import { ABORTED, errorText, runnerError, type Execution } from './execution.ts';
+import { ABORTED, runnerError, type Execution } from './execution.ts';
+import { errorText } from '../errors.ts';
 
 export const TAIL_BYTES = 4096;
 /** After 'exit', how long to wait for the stderr pipe to close before taking its tail. */

@@ -23,8 +23,9 @@ import { clipHead, type AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { isRedisCommand, parseRedisUrl } from '../domain/runner-validate.ts';
 import { raceDeadline } from './deadline.ts';
-import { ABORTED, errorText, runnerError, type Execution, type RunnerContext } from './execution.ts';
+import { ABORTED, runnerError, type Execution, type RunnerContext } from './execution.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
+import { errorText } from '../errors.ts';
 
 type RedisSpec = Extract<RunnerSpec, { type: 'redis' }>;
 

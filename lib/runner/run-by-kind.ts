@@ -1,19 +1,20 @@
 // Dispatch of one execution to the implementation of its runner's kind (the rule, and so the
-// runner, was chosen when the job fired: lib/scheduler/firing.ts). Each log line of the attempt carries the
+// runner, was chosen when the job fired: lib/engine/firing.ts). Each log line of the attempt carries the
 // attempt id, the job and the runner kind. Never rejects: a runner that throws anyway (a bug)
 // still yields an outcome, a runner error.
 //
 // The network runners are loaded apart from the child's start-up (most of it: up to a second on
 // a busy two-core machine, which a stop right after the start would wait for): preloadRunners()
-// begins loading them once the child serves, so that the first job of a kind (the first POST
+// (preload.ts) begins loading them once the child serves, so that the first job of a kind (the first POST
 // of a burst) does not wait for a module load; a job that comes sooner waits for the same load.
 import type { AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import type { Logger } from '../log.ts';
 import { runAwf } from './awf.ts';
 import { runDirect } from './direct.ts';
-import { errorText, runnerError, type Execution, type RunnerContext } from './execution.ts';
+import { runnerError, type Execution, type RunnerContext } from './execution.ts';
 import { runShell } from './shell.ts';
+import { errorText } from '../errors.ts';
 
 /**
  * A runner module loaded on first use. Once loaded it is called synchronously: the pool
@@ -43,18 +44,14 @@ const http = new LazyModule(() => import('./http.ts'));
 const amqp = new LazyModule(() => import('./amqp.ts'));
 const redis = new LazyModule(() => import('./redis.ts'));
 
-/**
- * Starts loading the network runners in the background (a failure shows at their first job),
- * then runs a few POSTs along a job's path through the http runner to compile it (http-warm-up.ts).
- */
-export function preloadRunners(ctx: RunnerContext): void {
-  for (const m of [amqp, redis]) m.load().catch(() => {});
-  http.load().then(() => import('./http-warm-up.ts')).then((w) => w.warmUpHttp(ctx)).catch(() => {});
+/** Loads a network runner's module (a job of the kind that comes sooner waits for the same load). */
+export function loadRunnerModule(kind: 'http' | 'amqp' | 'redis'): Promise<unknown> {
+  return (kind === 'http' ? http : kind === 'amqp' ? amqp : redis).load();
 }
 
 /**
  * Readies what a job of `runner` will need before it is due (the primary's lookahead,
- * lib/scheduler/lookahead.ts): for http, a connection to the rule's origin. Other kinds have
+ * lib/engine/lookahead.ts): for http, a connection to the rule's origin. Other kinds have
  * nothing to ready. Never throws.
  */
 export function prepareRunner(runner: RunnerSpec, ctx: RunnerContext): void {

@@ -37,9 +37,6 @@
 import type { Attributes, Meter } from '@opentelemetry/api';
 import type { OutcomeKind } from '../domain/attempt.ts';
 import type { RunnerType } from '../domain/runner-spec.ts';
-import type { Command, Reply } from '../domain/command.ts';
-import type { Job } from '../domain/job.ts';
-import type { EngineObserver } from '../engine/engine.ts';
 
 export const METRIC_NAMES = [
   'tickd.jobs.scheduled',
@@ -152,23 +149,5 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
     lateness: (ms) => { if (Number.isFinite(ms)) lateness.record(Math.max(0, ms)); },
     outcome: (runner, kind, success) => outcomes.add(1, attrsOf(runner, kind, success)),
     tookOver: () => failovers.add(1),
-  };
-}
-
-/** The engine's observer feeding the instruments (executions come from the runner pool). */
-export function engineObserver(instruments: JobInstruments): EngineObserver {
-  return {
-    commandApplied(cmd: Command, reply: Reply): void {
-      if (!reply.ok) return;
-      if (cmd.op === 'job.set') instruments.scheduled();
-      else if (cmd.op === 'job.remove') instruments.removed();
-    },
-    fired(job: Job, outcome: 'triggered' | 'no-rule', nowNs: bigint): void {
-      if (outcome !== 'no-rule') return; // a runner's start is told by the pool
-      instruments.notRunnable();
-      instruments.lateness(Number(nowNs - job.execution) / 1e6);
-      instruments.outcome('none', 'no_rule', false);
-    },
-    finished(): void {},
   };
 }

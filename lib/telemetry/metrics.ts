@@ -16,6 +16,7 @@ import { defaultResource, resourceFromAttributes, type Resource } from '@opentel
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Logger } from '../log.ts';
 import { createInstruments, type InstrumentSources, type JobInstruments } from './instruments.ts';
+import { errorText } from '../errors.ts';
 
 /** The instrumentation scope of every tickd instrument, span and log record. */
 export const SCOPE = 'tickd';
@@ -55,7 +56,7 @@ export function prometheusPull(log: Logger): PrometheusPull {
         if (errors.length > 0) log.debug({ errors: errors.map(String) }, 'metrics collection reported errors');
         return serializer.serialize(resourceMetrics);
       } catch (err) {
-        log.warn({ err: (err as Error)?.message ?? String(err) }, 'metrics collection failed');
+        log.warn({ err: errorText(err) }, 'metrics collection failed');
         return '# metrics collection failed\n';
       }
     },

@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/tmp.ts';
 import type { ClusterOptions } from '../../lib/cli.ts';
 import { checkpointNames, readHead, writeCheckpoint } from '../../lib/jetstream/checkpoint.ts';
 import { makeCheckpoint } from '../../lib/jetstream/checkpoint-make.ts';
-import { runImport } from '../../lib/jetstream/import.ts';
+import { runImport } from '../../lib/tools/import.ts';
 import { connectCluster } from '../../lib/jetstream/connect.ts';
 import { replayStream } from '../../lib/jetstream/replay.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';

@@ -13,7 +13,7 @@ import { pause } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { connectCluster } from '../../lib/jetstream/connect.ts';
 import { replayStream } from '../../lib/jetstream/replay.ts';
-import { scanStream } from '../../lib/jetstream/stream-scan.ts';
+import { scanStream } from '../../lib/jetstream/wire/stream-scan.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
 import { encodeRecord } from '../../lib/logfile/codec.ts';
 import { silentLogger } from '../../lib/log.ts';

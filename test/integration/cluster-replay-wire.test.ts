@@ -1,4 +1,4 @@
-// The stream replay's bare connection (lib/jetstream/wire.ts, stream-scan.ts) against real
+// The stream replay's bare connection (lib/jetstream/wire/connection.ts, wire/stream-scan.ts) against real
 // nats-server processes, with every way the daemon may connect: user and password in the URL,
 // a --cluster-creds credentials file (operator mode: JWTs made here, signed with nkeys), TLS
 // with --cluster-ca. Each replays records published with and without headers, some deleted,

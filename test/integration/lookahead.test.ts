@@ -1,4 +1,4 @@
-// The lookahead through the real daemon (lib/scheduler/lookahead.ts -> 'prepare' ->
+// The lookahead through the real daemon (lib/engine/lookahead.ts -> 'prepare' ->
 // lib/runner/http-preconnect.ts): a job on an http rule, due after a quiet spell, finds its
 // connection to the webhook already open, and the runner child awake around its due time
 // (cluster/runner-standby.ts: its debug line names the job's due time). The sink notes when it

@@ -1,6 +1,6 @@
 // The man pages (man/tickd.8, man/tickd.toml.5, man/tickd-protocol.7) render without a
 // warning and document exactly what the code has, so that neither can drift: CLI flags
-// (parsed from the parseArgs option tables of lib/cli.ts and lib/logfile/dump.ts), every
+// (parsed from the parseArgs option tables of lib/cli.ts and lib/tools/dump.ts), every
 // SCHEMA key with its type and default and no other, the startup error names, the TICKD_*
 // environment variables the code reads, and the protocol's instructions, runner kinds,
 // STAT keys, error codes, limits and HTTP routes.
@@ -62,7 +62,7 @@ function objectBody(text: string, marker: string, from = 0): string {
 
 function parseArgsOptions(rel: string): CliOption[] {
   const text = source(rel);
-  let block = objectBody(text, 'options: {', text.indexOf('parseArgs({'));
+  let block = objectBody(text, 'options: {', text.search(/parseArgs\w*\(\{/));
   // Shared option tables spread in (`...CLUSTER_CONNECTION_OPTIONS`) are exported by lib/cli.ts.
   for (const spread of block.matchAll(/\.\.\.([A-Z_]+)/g)) block += objectBody(source('lib/cli.ts'), `const ${spread[1]} = {`);
   const out: CliOption[] = [];
@@ -135,7 +135,7 @@ describe('man pages', function () {
 
   describe('tickd(8)', () => {
     const cli = parseArgsOptions('lib/cli.ts');
-    const dump = parseArgsOptions('lib/logfile/dump.ts');
+    const dump = parseArgsOptions('lib/tools/dump.ts');
 
     it('documents every flag of lib/cli.ts in OPTIONS, with its short form', () => {
       const options = tags(section(rendered('man/tickd.8'), 'OPTIONS'));

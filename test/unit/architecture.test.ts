@@ -1,7 +1,9 @@
 // The architecture's import boundaries (README.md, Layout), checked on the source text:
 // worker-side folders never import primary-side ones and the reverse; lib/ knows nothing of
 // node:cluster or cluster/; lib/domain depends only on itself (and the pure error registry);
-// the worker entry never loads engine modules, the primary never loads protocol parsing.
+// the worker entry never loads engine modules, the primary never loads protocol parsing; and
+// the layers of lib/ and cluster/ (README.md, Layout): no file imports from a layer above its
+// own, and no files import each other in a cycle (static, dynamic and type-only imports all count).
 import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -9,7 +11,29 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const WORKER_SIDE = ['lib/protocol', 'lib/http', 'lib/net'];
-const PRIMARY_SIDE = ['lib/engine', 'lib/store', 'lib/logfile', 'lib/persistence', 'lib/scheduler', 'lib/runner'];
+const PRIMARY_SIDE = ['lib/engine', 'lib/store', 'lib/logfile', 'lib/persistence', 'lib/runner'];
+
+/**
+ * The layers, top to bottom: a file may import from its own layer and the ones below. Folders
+ * of one layer know nothing of each other's insides beyond that (the cycle check keeps them
+ * honest). lib/tools (the offline subcommands, dump and import) stands over every log it reads.
+ * The engine holds the scheduler (firing, lookahead, the tick's pacing): they share one state
+ * and were one unit cut in two.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['cluster'],
+  ['lib/tools'],
+  ['lib/persistence'],
+  ['lib/leadership'],
+  ['lib/jetstream'],
+  ['lib/logfile'],
+  ['lib/ctl', 'lib/engine', 'lib/net'],
+  ['lib/http', 'lib/runner', 'lib/protocol'],
+  ['lib/auth', 'lib/telemetry'],
+  ['lib/store', 'lib/config', 'lib/lease'],
+  ['lib/domain', 'lib/cli.ts', 'lib/log.ts'],
+  ['lib/clock.ts', 'lib/version.ts', 'lib/errors.ts', 'lib/log-format.ts'],
+];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -43,7 +67,73 @@ function closure(entry: string): Set<string> {
   return seen;
 }
 
+function layerOf(file: string): number {
+  return LAYERS.findIndex((layer) => inside(file, [...layer]));
+}
+
+/** The import graph of lib/ and cluster/: each file's imports of other files there. */
+function graph(): Map<string, string[]> {
+  const files = [...tsFiles('lib'), ...tsFiles('cluster')];
+  const known = new Set(files);
+  return new Map(files.map((f) => [f, importsOf(f).filter((d) => known.has(d))]));
+}
+
+/** The cycles of a graph (Tarjan's strongly connected components of more than one file, or a self-import). */
+function cycles(g: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of g.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (g.get(v) ?? []).includes(v)) found.push(component.sort());
+  };
+  for (const v of g.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
 describe('architecture', () => {
+  it('every file of lib/ and cluster/ has a layer, and imports only from its own layer or below', () => {
+    const up: string[] = [];
+    for (const [f, deps] of graph()) {
+      expect(layerOf(f), `${f} is in no layer (add it to LAYERS and README.md, Layout)`).to.be.at.least(0);
+      for (const d of deps) if (layerOf(d) < layerOf(f)) up.push(`${f} -> ${d}`);
+    }
+    expect(up).to.deep.equal([]);
+  });
+
+  it('no files of lib/ and cluster/ import each other in a cycle', () => {
+    expect(cycles(graph())).to.deep.equal([]);
+  });
+
+  it('the layer and cycle checks catch what they are for', () => {
+    expect(layerOf('lib/engine/engine.ts')).to.be.lessThan(layerOf('lib/store/jobs.ts'));
+    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).to.deep.equal([['a', 'b', 'c']]);
+    expect(cycles(new Map([['a', ['a']]]))).to.deep.equal([['a']]);
+    expect(cycles(new Map([['a', ['b']], ['b', []]]))).to.deep.equal([]);
+  });
+
   it('worker-side folders never import primary-side ones', () => {
     for (const f of WORKER_SIDE.flatMap(tsFiles)) {
       for (const dep of importsOf(f)) expect(inside(dep, PRIMARY_SIDE), `${f} imports ${dep}`).to.equal(false);
@@ -83,7 +173,7 @@ describe('architecture', () => {
     }
   });
 
-  it('the worker never loads engine, store, logfile, scheduler or runner modules', () => {
+  it('the worker never loads engine, store, logfile or runner modules', () => {
     const loaded = [...closure('cluster/worker.ts')];
     expect(loaded.filter((f) => inside(f, PRIMARY_SIDE))).to.deep.equal([]);
     expect(loaded).to.include('lib/net/tcp.ts');
@@ -102,7 +192,7 @@ describe('architecture', () => {
     expect(runnerSide(closure('cluster/primary.ts'))).to.deep.equal([]);
     const child = closure('cluster/runner-child.ts');
     expect(child).to.include.members(['lib/runner/pool.ts', 'lib/runner/http.ts', 'lib/runner/redis.ts', 'lib/runner/amqp.ts', 'lib/runner/process.ts']);
-    expect([...child].filter((f) => inside(f, ['lib/engine', 'lib/store', 'lib/logfile', 'lib/scheduler']) && f !== 'lib/scheduler/clock.ts')).to.deep.equal([]);
+    expect([...child].filter((f) => inside(f, ['lib/engine', 'lib/store', 'lib/logfile']))).to.deep.equal([]);
   });
 
   it('the primary never loads protocol parsing, HTTP or socket modules', () => {

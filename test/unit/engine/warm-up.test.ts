@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { WARM_UP_JOBS, warmUpFiring } from '../../../lib/engine/warm-up.ts';
-import { FIRE_SLICE, Firing } from '../../../lib/scheduler/firing.ts';
+import { FIRE_SLICE, Firing } from '../../../lib/engine/firing.ts';
 
 describe('engine: the firing warm-up', () => {
   it('fires every scratch job through Firing, in slices, and dispatches each once', () => {

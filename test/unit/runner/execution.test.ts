@@ -1,13 +1,8 @@
 import { expect } from 'chai';
-import { DEFAULT_RUNNER_TIMEOUT_MS, errorText, newAttemptId, runnerTimeoutMs } from '../../../lib/runner/execution.ts';
+import { errorText } from '../../../lib/errors.ts';
+import { DEFAULT_RUNNER_TIMEOUT_MS, runnerTimeoutMs } from '../../../lib/runner/execution.ts';
 
 describe('runner/execution', () => {
-  it('makes 128-bit attempt ids as 32 hex characters, unique', () => {
-    const ids = new Set(Array.from({ length: 1000 }, newAttemptId));
-    expect(ids.size).to.equal(1000);
-    for (const id of ids) expect(id).to.match(/^[0-9a-f]{32}$/);
-  });
-
   it('reads TICKD_RUNNER_TIMEOUT_MS, falling back to 30 000 on absence or garbage', () => {
     expect(DEFAULT_RUNNER_TIMEOUT_MS).to.equal(30_000);
     expect(runnerTimeoutMs({})).to.equal(30_000);

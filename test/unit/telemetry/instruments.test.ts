@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
-import { CLUSTER_METRIC_NAMES, createInstruments, engineObserver, EXECUTION_METRIC_NAMES, METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
+import { CLUSTER_METRIC_NAMES, createInstruments, EXECUTION_METRIC_NAMES, METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
+import { engineObserver } from '../../../lib/engine/observers.ts';
 import { startMetricsOnly } from '../../../lib/telemetry/metrics.ts';
 import { silentLogger } from '../../../lib/log.ts';
 

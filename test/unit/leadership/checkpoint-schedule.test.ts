@@ -1,10 +1,10 @@
-// The leader's checkpoint schedule (lib/leadership/checkpoints.ts): when a checkpoint is due,
+// The leader's checkpoint schedule (lib/leadership/checkpoint-schedule.ts): when a checkpoint is due,
 // one at a time, what a made one hands back, and the pause after a failure.
 import { expect } from 'chai';
 import sinon from 'sinon';
 import type { ClusterOptions } from '../../../lib/cli.ts';
 import type { CheckpointMade } from '../../../lib/jetstream/checkpoint-make.ts';
-import { CheckpointSchedule } from '../../../lib/leadership/checkpoints.ts';
+import { CheckpointSchedule } from '../../../lib/leadership/checkpoint-schedule.ts';
 import { silentLogger } from '../../../lib/log.ts';
 
 const cluster: ClusterOptions = { urls: ['nats://h:1'], credsFile: null, caFile: null, name: 'c', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 100 };

@@ -8,14 +8,19 @@
 // results of attempts orphaned by SET or REMOVE are ignored. The job's last attempt
 // (doc/execution.md "The attempt record") is recorded at the same moments: a result that
 // counts, or a due job no rule matched.
+import { randomBytes } from 'node:crypto';
 import type { Attempt } from '../domain/attempt.ts';
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
-import type { Changes, ReadonlyJobs } from '../engine/changes.ts';
-import { newAttemptId } from '../runner/execution.ts';
+import type { Changes, ReadonlyJobs } from './changes.ts';
 import type { LastAttempts } from '../store/attempts.ts';
 import type { RuleStore } from '../store/rules.ts';
 import type { ExecutionResults } from './results.ts';
+
+/** A new attempt's id: 128 random bits, 32 lowercase hex characters (doc/execution.md). */
+export function newAttemptId(): string {
+  return randomBytes(16).toString('hex');
+}
 
 export type Dispatch = (job: Job, rule: Rule, attempt: string) => void;
 
@@ -32,7 +37,7 @@ export interface FiringObserver {
 /**
  * Due jobs fired per tick at most, and the time one tick may spend firing them (checked every
  * FIRE_CHUNK jobs). A burst is fired in slices and the ticker runs the next slice on the
- * following event-loop turn (lib/scheduler/tick.ts): between slices the first executions'
+ * following event-loop turn (lib/engine/tick.ts): between slices the first executions'
  * requests leave and commands are served, so the first job of a 20 000-job burst starts after
  * one slice, not after the whole burst is marked and queued. The time bound matters for the
  * first burst a daemon meets: before the firing path is compiled a slice of 256 took 12 ms.

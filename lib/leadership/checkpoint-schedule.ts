@@ -15,6 +15,7 @@
 import type { ClusterOptions } from '../cli.ts';
 import type { CheckpointMade } from '../jetstream/checkpoint-make.ts';
 import type { Logger } from '../log.ts';
+import { errorText } from '../errors.ts';
 
 /** Makes a checkpoint of the cluster's stream now (`whole`: from the whole stream); null when nothing was new or another won. */
 export type CheckpointRunner = (cluster: ClusterOptions, whole: boolean) => Promise<CheckpointMade | null>;
@@ -80,7 +81,7 @@ export class CheckpointSchedule {
       made(m);
     }, (err: unknown) => {
       this.retryAt = performance.now() + RETRY_MS;
-      this.o.log.warn({ err: (err as Error)?.message ?? String(err) }, 'making a checkpoint failed; trying again later');
+      this.o.log.warn({ err: errorText(err) }, 'making a checkpoint failed; trying again later');
     }).finally(() => { this.running = false; });
   }
 }

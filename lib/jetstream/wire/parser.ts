@@ -1,5 +1,5 @@
 // The server side of the NATS client protocol, parsed straight from the socket's bytes, for the
-// replay's bare connection (wire.ts). Why not the client library: at a million small
+// replay's bare connection (wire/connection.ts). Why not the client library: at a million small
 // messages its parser and message objects (subject and reply strings, a Buffer per payload,
 // header objects) cost 1.7-1.9 s of the daemon's CPU; this costs a few hundred ms. A MSG or
 // HMSG is handed on as offsets into the chunk it arrived in (one reused WireFrame, valid only

@@ -1,12 +1,12 @@
-// The replay's reader of the NATS wire protocol (lib/jetstream/wire-parser.ts) and its check
+// The replay's reader of the NATS wire protocol (lib/jetstream/wire/parser.ts) and its check
 // of JetStream deliveries (stream-scan.ts DeliveryLedger), on bytes made here: MSG and HMSG
 // (headers, status messages), every way a frame can be split across reads, a large frame, and
 // what must fail loudly: a gap in the delivery sequence, a redelivery, missing metadata, bytes
 // that are not NATS. The same parser against real servers: test/integration/cluster-replay-wire.test.ts.
 import { expect } from 'chai';
-import { WireParser, WireProtocolError, type WireFrame } from '../../../lib/jetstream/wire-parser.ts';
-import { DeliveryLedger } from '../../../lib/jetstream/stream-scan.ts';
-import { prng } from '../../helpers/prng.ts';
+import { WireParser, WireProtocolError, type WireFrame } from '../../../../lib/jetstream/wire/parser.ts';
+import { DeliveryLedger } from '../../../../lib/jetstream/wire/stream-scan.ts';
+import { prng } from '../../../helpers/prng.ts';
 
 interface Seen {
   subject: string;

@@ -1,13 +1,13 @@
-// A burst of due jobs is fired in slices (lib/scheduler/firing.ts FIRE_SLICE) and the ticker
-// runs the next slice on the following event-loop turn (lib/scheduler/tick.ts): the event
+// A burst of due jobs is fired in slices (lib/engine/firing.ts FIRE_SLICE) and the ticker
+// runs the next slice on the following event-loop turn (lib/engine/tick.ts): the event
 // loop gets a turn between slices, which is when the first executions' requests leave and
 // commands are served. Before, one tick marked and dispatched up to 20 000 jobs before anything
 // else could run.
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { Engine } from '../../../lib/engine/engine.ts';
-import { FIRE_SLICE } from '../../../lib/scheduler/firing.ts';
-import { Ticker } from '../../../lib/scheduler/tick.ts';
+import { FIRE_SLICE } from '../../../lib/engine/firing.ts';
+import { Ticker } from '../../../lib/engine/tick.ts';
 import { JobStore } from '../../../lib/store/jobs.ts';
 import { RuleStore } from '../../../lib/store/rules.ts';
 import type { StatValues } from '../../../lib/domain/stat.ts';

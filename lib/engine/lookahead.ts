@@ -3,7 +3,7 @@
 // to that origin ready (lib/runner/http-preconnect.ts). A job that comes due after a quiet
 // spell then starts on a connected socket: no TCP or TLS handshake between its due time and
 // its request. The announcement carries the job's due time, for the primary's tick loop and the
-// child to be awake at it (lib/scheduler/tick.ts awakeFor, cluster/runner-standby.ts), unless
+// child to be awake at it (lib/engine/tick.ts awakeFor, cluster/runner-standby.ts), unless
 // a due time within AWAKE_SPACING_NS of it was passed already (then null): several rules'
 // runners may be announced in a second, their wake-ups may not. A scheduler knows when the
 // next job is due; this puts that to use.
@@ -12,7 +12,7 @@
 // and its rule. The same runner is announced at most once per LOOKAHEAD_NS (the child keeps a
 // spare connection a few seconds, and makes none while it holds an idle one to the origin).
 import type { RunnerSpec } from '../domain/runner-spec.ts';
-import type { ReadonlyJobs, ReadonlyRules } from '../engine/changes.ts';
+import type { ReadonlyJobs, ReadonlyRules } from './changes.ts';
 
 /** How far ahead of its due time a job's connection is opened. */
 export const LOOKAHEAD_NS = 1_000_000_000n;

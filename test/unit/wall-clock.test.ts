@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { wallNowNs, wallOfHr } from '../../../lib/scheduler/clock.ts';
+import { wallNowNs, wallOfHr } from '../../lib/clock.ts';
 
-describe('scheduler/clock', () => {
+describe('clock: the process wall clock', () => {
   it('reads the wall clock in nanoseconds, monotonically, within a millisecond of Date.now()', () => {
     let prev = wallNowNs();
     for (let i = 0; i < 10000; i++) {

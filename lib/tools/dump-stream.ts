@@ -11,16 +11,17 @@
 // it anyway (frames.ts foldRecord, as for a logfile), which drops a removal caught on the
 // stream before its deletion and otherwise changes nothing.
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { isStreamNotFound } from './api-errors.ts';
+import { isStreamNotFound } from '../jetstream/api-errors.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterOptions } from '../cli.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { formatRecord, type DumpFormat } from '../logfile/dump-format.ts';
 import { LineSink } from '../logfile/dump-read.ts';
 import { foldRecord } from '../logfile/frames.ts';
-import { connectOffline, showUrls } from './connect.ts';
-import { readStream, StreamDecodeError } from './replay.ts';
-import { clusterSubjects } from './subjects.ts';
+import { connectOffline, showUrls } from '../jetstream/connect.ts';
+import { readStream, StreamDecodeError } from '../jetstream/replay.ts';
+import { clusterSubjects } from '../jetstream/subjects.ts';
+import { errorText } from '../errors.ts';
 
 export interface StreamDumpArgs {
   readonly cluster: ClusterOptions;
@@ -28,7 +29,7 @@ export interface StreamDumpArgs {
   readonly compact: boolean;
 }
 
-/** The stream side of runDump (lib/logfile/dump.ts): prints, returns the exit status. */
+/** The stream side of runDump (lib/tools/dump.ts): prints, returns the exit status. */
 export async function dumpStream(args: StreamDumpArgs, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
   const where = showUrls(args.cluster.urls);
   const stream = clusterSubjects(args.cluster.name).stream;
@@ -54,7 +55,7 @@ export async function dumpStream(args: StreamDumpArgs, out: NodeJS.WritableStrea
     await sink.flush();
     const text = isStreamNotFound(e) ? `no stream ${stream} on NATS at ${where} (--cluster-name ${args.cluster.name})`
       : e instanceof StreamDecodeError ? e.message
-      : `reading stream ${stream} on NATS at ${where}: ${(e as Error)?.message ?? String(e)}`;
+      : `reading stream ${stream} on NATS at ${where}: ${errorText(e)}`;
     err.write(`tickd dump: ${text}\n`);
     return 1;
   } finally {

@@ -1,5 +1,5 @@
 // The fixed-rate tick loop (tickd.toml(5) [database]: `framerate` Hz). Each tick runs the
-// engine's tick, which fires what is due (lib/scheduler/firing.ts). Pacing uses the monotonic
+// engine's tick, which fires what is due (lib/engine/firing.ts). Pacing uses the monotonic
 // clock and does not drift: each tick is due at an instant of a fixed grid (below), so time
 // spent inside a tick shortens the next wait instead of stretching the period. If the loop
 // falls more than a few periods behind (a blocked event loop) it skips ahead rather than
@@ -20,7 +20,7 @@
 // slice runs on the following event-loop turn (setImmediate), after the I/O that is ready, so
 // the first executions leave and commands are served between slices; the paced ticks go on.
 //
-// awakeFor(T): the lookahead (lib/scheduler/lookahead.ts) announced a job due at T. From
+// awakeFor(T): the lookahead (lib/engine/lookahead.ts) announced a job due at T. From
 // AWAKE_LEAD_NS before the tick that covers T until that tick, the loop turns (setImmediate)
 // instead of sleeping in a timer: that tick runs at its grid instant, not up to a millisecond
 // after it (setTimeout's granularity), in a process that did not just wake from idle. The

@@ -1,10 +1,10 @@
-// The engine's lookahead (lib/scheduler/lookahead.ts): the next due job's http runner is
+// The engine's lookahead (lib/engine/lookahead.ts): the next due job's http runner is
 // announced once, ahead of its due time, so that the runner child can open its connection.
 import { expect } from 'chai';
 import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
 import type { StatValues } from '../../../lib/domain/stat.ts';
 import { Engine } from '../../../lib/engine/engine.ts';
-import { AWAKE_SPACING_NS, CHECK_EVERY_NS, LOOKAHEAD_NS } from '../../../lib/scheduler/lookahead.ts';
+import { AWAKE_SPACING_NS, CHECK_EVERY_NS, LOOKAHEAD_NS } from '../../../lib/engine/lookahead.ts';
 import { JobStore } from '../../../lib/store/jobs.ts';
 import { RuleStore } from '../../../lib/store/rules.ts';
 

@@ -1,7 +1,7 @@
 // `tickd dump LOGFILE [--format text|json] [--compact] [--follow]`
 // (tickd(8) THE DUMP SUBCOMMAND): offline, read-only inspection of a logfile. With
 // `--cluster URL[,URL...]` instead of LOGFILE, of a cluster's stream: only the arguments are
-// read here, the rest is lib/jetstream/dump-stream.ts (loaded only then; --follow is a
+// read here, the rest is lib/tools/dump-stream.ts (loaded only then; --follow is a
 // logfile's alone). Line formats:
 // dump-format.ts. --compact keeps the last state per (kind, identifier) (a job and a rule with
 // the same identifier never collide) and leaves out removed entries. --follow then keeps
@@ -10,15 +10,14 @@
 // cannot be read or holds a record that does not decode (after printing the records before
 // it), 2 usage error.
 import { open } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { foldRecord, isRemoval, recordKey } from './frames.ts';
-import { formatRecord } from './dump-format.ts';
-import type { DumpFormat } from './dump-format.ts';
-import { followLogfile } from './dump-follow.ts';
-import { LineSink, readRange } from './dump-read.ts';
+import { foldRecord, isRemoval, recordKey } from '../logfile/frames.ts';
+import { formatRecord } from '../logfile/dump-format.ts';
+import type { DumpFormat } from '../logfile/dump-format.ts';
+import { followLogfile } from '../logfile/dump-follow.ts';
+import { LineSink, readRange } from '../logfile/dump-read.ts';
 import type { LogRecord } from '../engine/journal.ts';
-import { LogfileCorruptError } from './replay.ts';
-import { CLUSTER_CONNECTION_OPTIONS, parseCluster, type ClusterOptions } from '../cli.ts';
+import { LogfileCorruptError } from '../logfile/replay.ts';
+import { CLUSTER_CONNECTION_OPTIONS, parseArgsOrUsage, parseCluster, type ClusterOptions } from '../cli.ts';
 
 export const DUMP_USAGE = 'Usage: tickd dump LOGFILE [--format text|json] [--compact] [--follow]\n'
   + '       tickd dump --cluster URL[,URL...] [--cluster-name NAME] [--cluster-creds FILE] [--cluster-ca FILE]\n'
@@ -40,20 +39,15 @@ interface DumpArgs {
 }
 
 function parseDumpArgs(argv: readonly string[]): DumpArgs | string {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: true,
-      options: {
-        format: { type: 'string' }, compact: { type: 'boolean' }, follow: { type: 'boolean' },
-        ...CLUSTER_CONNECTION_OPTIONS,
-      },
-    });
-  } catch (err) {
-    return (err as Error).message;
-  }
+  const parsed = parseArgsOrUsage({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      format: { type: 'string' }, compact: { type: 'boolean' }, follow: { type: 'boolean' },
+      ...CLUSTER_CONNECTION_OPTIONS,
+    },
+  });
+  if (typeof parsed === 'string') return parsed;
   const { values, positionals } = parsed;
   const cluster = parseCluster(values);
   if (typeof cluster === 'string') return cluster;
@@ -75,7 +69,7 @@ export async function runDump(argv: string[], out: NodeJS.WritableStream, err: N
     return 2;
   }
   if (typeof args.source !== 'string') {
-    const { dumpStream } = await import('../jetstream/dump-stream.ts');
+    const { dumpStream } = await import('./dump-stream.ts');
     return dumpStream({ cluster: args.source, format: args.format, compact: args.compact }, out, err);
   }
   const path = args.source;

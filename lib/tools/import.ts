@@ -26,22 +26,21 @@
 import { randomUUID } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { CLUSTER_CONNECTION_OPTIONS, parseCluster, type ClusterOptions } from '../cli.ts';
-import { StartupError } from '../errors.ts';
+import { CLUSTER_CONNECTION_OPTIONS, parseArgsOrUsage, parseCluster, type ClusterOptions } from '../cli.ts';
+import { errorText, StartupError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { foldRecord } from '../logfile/frames.ts';
 import { exists, isNotFound, toCompressPath } from '../logfile/fsutil.ts';
 import { LogfileCorruptError, scanFile } from '../logfile/replay.ts';
-import { isStreamNotFound } from './api-errors.ts';
-import { connectOffline, showUrls } from './connect.ts';
-import { checkpointNames } from './checkpoint.ts';
-import { StreamJournal } from './journal.ts';
-import { ensureStream } from './stream.ts';
-import { clusterSubjects } from './subjects.ts';
+import { isStreamNotFound } from '../jetstream/api-errors.ts';
+import { connectOffline, showUrls } from '../jetstream/connect.ts';
+import { checkpointNames } from '../jetstream/checkpoint.ts';
+import { StreamJournal } from '../jetstream/journal.ts';
+import { ensureStream } from '../jetstream/stream.ts';
+import { clusterSubjects } from '../jetstream/subjects.ts';
 
 export const IMPORT_USAGE = 'Usage: tickd import LOGFILE --cluster URL[,URL...] [--cluster-name NAME] [--cluster-creds FILE]\n'
   + '                    [--cluster-ca FILE] [--cluster-replicas N]\n';
@@ -55,19 +54,14 @@ interface ImportArgs {
 }
 
 function parseImportArgs(argv: readonly string[]): ImportArgs | string {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: true,
-      options: {
-        ...CLUSTER_CONNECTION_OPTIONS, 'cluster-replicas': { type: 'string' },
-      },
-    });
-  } catch (err) {
-    return (err as Error).message;
-  }
+  const parsed = parseArgsOrUsage({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      ...CLUSTER_CONNECTION_OPTIONS, 'cluster-replicas': { type: 'string' },
+    },
+  });
+  if (typeof parsed === 'string') return parsed;
   const { values, positionals } = parsed;
   if (positionals.length !== 1) return positionals.length === 0 ? 'missing LOGFILE' : `one LOGFILE expected, got ${positionals.length}`;
   const cluster = parseCluster(values);
@@ -124,7 +118,7 @@ export async function runImport(argv: string[], out: NodeJS.WritableStream, err:
     out.write(`imported ${records.length} records (${count(summary.jobs, 'job')}, ${count(summary.rules, 'rule')}) from ${args.path} into stream ${summary.stream} at ${showUrls(args.cluster.urls)}: last sequence ${summary.lastSeq}, ${count(summary.replicas, 'replica')}\n`);
     return 0;
   } catch (e) {
-    const text = (e as Error)?.message ?? String(e);
+    const text = errorText(e);
     // Ours and the connection's errors say where already; the client's (no JetStream there...) not.
     err.write(`tickd import: ${e instanceof ImportError || e instanceof StartupError ? text : `NATS at ${showUrls(args.cluster.urls)}: ${text}`}\n`);
     return 1;
@@ -165,7 +159,7 @@ async function publishAll(nc: NatsConnection, cluster: ClusterOptions, records: 
       done += window.length;
     }
   } catch (e) {
-    throw new ImportError(`publishing to ${where} failed after at least ${done} of ${records.length} records were stored: ${(e as Error)?.message ?? String(e)}; `
+    throw new ImportError(`publishing to ${where} failed after at least ${done} of ${records.length} records were stored: ${errorText(e)}; `
       + `the stream holds a partial import: delete it (nats stream rm ${subjects.stream}) before importing again`);
   } finally {
     await journal.close();

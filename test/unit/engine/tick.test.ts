@@ -1,4 +1,4 @@
-// The tick loop's pacing (lib/scheduler/tick.ts) under fake timers and a fake monotonic clock:
+// The tick loop's pacing (lib/engine/tick.ts) under fake timers and a fake monotonic clock:
 // the first tick runs at start, tick k is due at start + k*period whatever each tick costs,
 // a loop more than four periods behind skips ahead instead of bursting, ticks after the first
 // fall on the wall-clock grid (multiples of the period in epoch time, found again when the
@@ -6,7 +6,7 @@
 // announced instant (and only then), and stop() stops.
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { AWAKE_LEAD_NS, Ticker } from '../../../lib/scheduler/tick.ts';
+import { AWAKE_LEAD_NS, Ticker } from '../../../lib/engine/tick.ts';
 
 const turns = async (n = 3): Promise<void> => { for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r)); };
 

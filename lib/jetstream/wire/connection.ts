@@ -1,6 +1,6 @@
 // A second, bare connection to a NATS server for the replay's bulk read (stream-scan.ts): the
-// client protocol spoken over a socket, parsed by wire-parser.ts. Why: the client library's
-// per-message work is the largest cost of a replay in this process (see wire-parser.ts); the
+// client protocol spoken over a socket, parsed by parser.ts. Why: the client library's
+// per-message work is the largest cost of a replay in this process (see parser.ts); the
 // daemon's NATS connection (connect.ts) stays what everything else uses, the JetStream API
 // calls of the replay (consumers, their state) included. This one only subscribes, publishes
 // pull requests and receives deliveries, for the length of a replay.
@@ -17,7 +17,8 @@ import { readFileSync } from 'node:fs';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { Authenticator, NatsConnection } from '@nats-io/transport-node';
-import { WireParser, type WireFrame } from './wire-parser.ts';
+import { WireParser, type WireFrame } from './parser.ts';
+import { errorText } from '../../errors.ts';
 
 export interface WireOptions {
   /** The URLs, without userinfo (nats://host:port or tls://host:port). */
@@ -80,7 +81,7 @@ export class Wire {
         } catch (err) {
           wire.close();
           if (err instanceof WantsTls) continue;
-          why.push(`${url.host}: ${(err as Error)?.message ?? String(err)}`);
+          why.push(`${url.host}: ${errorText(err)}`);
           break;
         }
       }
@@ -95,7 +96,7 @@ export class Wire {
     const parser = new WireParser({ message: (f) => this.subs.get(f.sid)?.(f), control: (line) => this.control(line) });
     this.parser = parser;
     const port = Number(url.port === '' ? 4222 : url.port);
-    // Without TLS the socket reads straight into the parser's buffer (see wire-parser.ts); a
+    // Without TLS the socket reads straight into the parser's buffer (see parser.ts); a
     // TLS socket wraps this one (it hands on Buffers, which the parser copies).
     this.socket = tls ? netConnect({ host: this.host, port }) : netConnect({
       host: this.host, port,

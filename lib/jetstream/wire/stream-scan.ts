@@ -1,12 +1,12 @@
 // The daemon's fast read of its whole stream (replay.ts replayStream): pull consumers read
-// over a bare connection of this read's own (wire.ts), several at once over disjoint sequence
+// over a bare connection of this read's own (connection.ts), several at once over disjoint sequence
 // ranges; in sequence order within a range, in no particular order across ranges.
 //
 // Why not the client's consumers, nor even its core subscriptions: at a million small
 // messages, the JS client's per-message work (async iterators, delivery info objects, its own
 // bookkeeping) costs as much again as the protocol parsing, and that parsing with its message
 // objects still cost 1.7-1.9 s. Here a message costs the parse of its frame in place
-// (wire-parser.ts), a walk over its reply subject's bytes and the visit. No acknowledgements
+// (parser.ts), a walk over its reply subject's bytes and the visit. No acknowledgements
 // (ack_policy none). The consumers themselves are made, asked about and deleted through the
 // daemon's connection (jsm); the bare one only carries pull requests and deliveries.
 //
@@ -38,9 +38,9 @@
 // if one is, the range goes on from there with a consumer on the leader.
 import { createInbox, nuid, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, type ConsumerConfig, type JetStreamManager } from '@nats-io/jetstream';
-import { nextSeqOnLeader } from './stream.ts';
-import { Wire, wireOptionsOf } from './wire.ts';
-import type { WireFrame } from './wire-parser.ts';
+import { nextSeqOnLeader } from '../stream.ts';
+import { Wire, wireOptionsOf } from './connection.ts';
+import type { WireFrame } from './parser.ts';
 
 const IDLE_MS = 1_000;
 /** A range with messages pending that receives nothing for this long fails the read. */
@@ -103,18 +103,6 @@ export async function scanStream(nc: NatsConnection, jsm: JetStreamManager, o: S
   }
 }
 
-/** Where num() stopped: just past the `.` after the number. */
-let after = 0;
-
-/** The decimal number at b[i] (NaN if none); sets `after` past the `.` that follows it. */
-function num(b: Buffer, i: number): number {
-  const from = i;
-  let n = 0;
-  for (let c = b[i]!; c >= 48 && c <= 57; c = b[++i]!) n = n * 10 + c - 48;
-  after = i + 1;
-  return i > from ? n : NaN;
-}
-
 /**
  * One consumer's deliveries, checked as they come: the numbers in each reply subject
  * ($JS.ACK[.<domain>.<account>].<stream>.<consumer>.<delivered>.<seq>.<delivery>.<time>.<pending>[.<token>]),
@@ -133,11 +121,22 @@ export class DeliveryLedger {
   private readonly consumer: string;
   private readonly marker: Buffer;
   private markerOffset = -1;
+  /** Where num() stopped: just past the `.` after the number. */
+  private after = 0;
 
   constructor(stream: string, consumer: string) {
     this.stream = stream;
     this.consumer = consumer;
     this.marker = Buffer.from(`.${stream}.${consumer}.`, 'latin1');
+  }
+
+  /** The decimal number at b[i] (NaN if none); sets `after` past the `.` that follows it. */
+  private num(b: Buffer, i: number): number {
+    const from = i;
+    let n = 0;
+    for (let c = b[i]!; c >= 48 && c <= 57; c = b[++i]!) n = n * 10 + c - 48;
+    this.after = i + 1;
+    return i > from ? n : NaN;
   }
 
   take(f: WireFrame): void {
@@ -148,14 +147,14 @@ export class DeliveryLedger {
     let delivery = NaN;
     let pending = NaN;
     if (at >= 0) {
-      deliveries = num(b, at + this.marker.length);
-      seq = num(b, after);
-      delivery = num(b, after);
-      let i = after;
+      deliveries = this.num(b, at + this.marker.length);
+      seq = this.num(b, this.after);
+      delivery = this.num(b, this.after);
+      let i = this.after;
       while (i < f.replyEnd && b[i] !== 46 /* . */) i++; // the timestamp
-      pending = num(b, i + 1);
+      pending = this.num(b, i + 1);
     }
-    if (deliveries !== 1 || Number.isNaN(seq) || Number.isNaN(delivery) || Number.isNaN(pending) || after - 1 > f.replyEnd) {
+    if (deliveries !== 1 || Number.isNaN(seq) || Number.isNaN(delivery) || Number.isNaN(pending) || this.after - 1 > f.replyEnd) {
       throw new Error(`stream ${this.stream}: a delivery without the expected JetStream metadata (${f.reply})`);
     }
     if (delivery !== this.delivered + 1) {
