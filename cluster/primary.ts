@@ -196,6 +196,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     node.start({
       local: (cmds, done) => engine.submitBatch(cmds, done),
       promoted: () => { instruments?.tookOver(); redispatch(); },
+      quarantined: () => instruments?.quarantined(),
       demoted: () => engine.forget(),
     });
   }

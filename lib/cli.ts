@@ -21,6 +21,10 @@ export interface ClusterOptions {
   readonly leaseTtlMs: number;
   /** Records written after the last checkpoint that make the leader write a new one (at least a quarter of the state). */
   readonly checkpointRecords: number;
+  /** The cluster's shared secrets (tickd(8) SECURITY): every forwarded batch and stream record is sealed with them (required: SECRET_REQUIRED). */
+  readonly secretFile: string | null;
+  /** Connect to a NATS server that asks no credentials on a non-loopback address (tickd(8) SECURITY). */
+  readonly allowUnauthenticatedNats: boolean;
 }
 
 export type CliAction =
@@ -48,10 +52,14 @@ export const USAGE = `Usage:
                                run the daemon in the foreground
   tickd --check [-c FILE]      validate the configuration and token file, then exit
   tickd dump LOGFILE [--format text|json] [--compact] [--follow]
-  tickd dump --cluster URL[,URL...] [--cluster-name NAME] [--format text|json] [--compact]
+  tickd dump --cluster URL[,URL...] --cluster-secret-file FILE [--cluster-name NAME]
+             [--format text|json] [--compact]
                                print a logfile's or a cluster stream's records
-  tickd import LOGFILE --cluster URL[,URL...] [--cluster-name NAME] [--cluster-replicas N]
+  tickd import LOGFILE --cluster URL[,URL...] --cluster-secret-file FILE
+               [--cluster-name NAME] [--cluster-replicas N] [--reseal]
                                copy a logfile's last states into an empty cluster stream
+                               (--reseal: LOGFILE is a backup of the stream an older
+                               tickd wrote, which is then sealed anew)
   tickd ctl [OPTIONS] COMMAND [ARGUMENTS]
                                the command-line client (tickd ctl help, tickd-ctl(1))
   tickd --version | --help
@@ -77,6 +85,13 @@ Cluster mode (the log on a NATS JetStream stream; tickd(8) CLUSTER MODE):
       --cluster-creds FILE    NATS credentials file
       --cluster-ca FILE       CA certificate for tls:// servers
       --cluster-name NAME     stream and lease of this cluster (default tickd)
+      --cluster-secret-file FILE
+                              the cluster's shared secrets, one a line (required: the
+                              first signs, every one verifies; tickd(8) SECURITY)
+      --cluster-allow-unauthenticated-nats
+                              connect even to a NATS server that asks no credentials
+                              on a non-loopback address (anyone reaching it can deny
+                              service)
       --node-name NAME        this node's name (default: the host name)
       --cluster-replicas N    stream replicas when tickd creates it, 1 to 5 (default 3;
                               capped at the JetStream servers there are)
@@ -104,6 +119,8 @@ export const CLUSTER_CONNECTION_OPTIONS = {
   'cluster-name': { type: 'string' },
   'cluster-creds': { type: 'string' },
   'cluster-ca': { type: 'string' },
+  'cluster-secret-file': { type: 'string' },
+  'cluster-allow-unauthenticated-nats': { type: 'boolean' },
 } as const;
 
 /**
@@ -165,20 +182,26 @@ export function parseCli(argv: readonly string[], env: CliEnv = {}): CliAction {
   if (!isLogFormat(logFormat)) return { mode: 'usage-error', message: `--log-format must be ${LOG_FORMATS.join(' or ')}, got "${logFormat}"` };
   const cluster = parseCluster(v);
   if (typeof cluster === 'string') return { mode: 'usage-error', message: cluster };
+  if (cluster !== null && cluster.secretFile === null) return { mode: 'usage-error', message: SECRET_REQUIRED };
   return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, runnerProcesses, tickSliceUs, logFormat, cluster };
 }
+
+/** The usage error of a cluster command without --cluster-secret-file (the daemon, dump, import). */
+export const SECRET_REQUIRED = '--cluster needs --cluster-secret-file: the file of the secret every node of the cluster shares (tickd(8) SECURITY)';
 
 export const DEFAULT_CLUSTER_NAME = 'tickd';
 export const DEFAULT_CLUSTER_REPLICAS = 3;
 export const DEFAULT_LEASE_TTL_MS = 3000;
 export const DEFAULT_CHECKPOINT_RECORDS = 10_000;
-const CLUSTER_FLAGS = ['cluster-creds', 'cluster-ca', 'cluster-name', 'node-name', 'cluster-replicas', 'lease-ttl', 'checkpoint-records'] as const;
+const CLUSTER_FLAGS = ['cluster-creds', 'cluster-ca', 'cluster-name', 'cluster-secret-file', 'node-name', 'cluster-replicas', 'lease-ttl', 'checkpoint-records'] as const;
 const NODE_NAME = /^[A-Za-z0-9._-]{1,253}$/;
 
 /** The cluster flags, null without --cluster, or a usage error (also for `tickd dump`, `tickd import`). */
-export function parseCluster(v: Partial<Record<'cluster' | (typeof CLUSTER_FLAGS)[number], string>>): ClusterOptions | null | string {
+export function parseCluster(
+  v: Partial<Record<'cluster' | (typeof CLUSTER_FLAGS)[number], string> & { 'cluster-allow-unauthenticated-nats': boolean }>,
+): ClusterOptions | null | string {
   if (v.cluster === undefined) {
-    const stray = CLUSTER_FLAGS.find((f) => v[f] !== undefined);
+    const stray = [...CLUSTER_FLAGS, 'cluster-allow-unauthenticated-nats' as const].find((f) => v[f] !== undefined);
     return stray === undefined ? null : `--${stray} needs --cluster`;
   }
   const urls = v.cluster.split(',');
@@ -201,7 +224,11 @@ export function parseCluster(v: Partial<Record<'cluster' | (typeof CLUSTER_FLAGS
   const checkpointRecords = v['checkpoint-records'] === undefined ? DEFAULT_CHECKPOINT_RECORDS : positiveInt(v['checkpoint-records']);
   if (checkpointRecords === null || checkpointRecords > 1_000_000_000) return `--checkpoint-records must be 1 to 1000000000, got "${v['checkpoint-records']}"`;
   const file = (f: string | undefined): string | null => (f === undefined || f === '' ? null : f);
-  return { urls, credsFile: file(v['cluster-creds']), caFile: file(v['cluster-ca']), name, nodeName, replicas, leaseTtlMs, checkpointRecords };
+  const secretFile = file(v['cluster-secret-file']);
+  return {
+    urls, credsFile: file(v['cluster-creds']), caFile: file(v['cluster-ca']), name, nodeName, replicas, leaseTtlMs, checkpointRecords,
+    secretFile, allowUnauthenticatedNats: v['cluster-allow-unauthenticated-nats'] === true,
+  };
 }
 
 /** `3s`, `1.5s`, `1500ms` -> milliseconds; null for anything else. */

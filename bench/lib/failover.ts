@@ -22,6 +22,11 @@ export interface AckedWriter {
   /** Replies other than OK: when they came (wall ms), their text without the request id, and the write. */
   readonly errors: ReadonlyArray<{ readonly at: number; readonly text: string; readonly id: string; readonly exec: bigint }>;
   /**
+   * Per address (in the order given), per connection to it: when (wall ms) the first SET
+   * written after `afterMs` was answered OK, or null while none was.
+   */
+  firstOkSentAfter(afterMs: number): Array<Array<number | null>>;
+  /**
    * Stops sending and waits up to `graceMs` for the replies still due, then closes the
    * connections; resolves with the writes left unanswered (neither acked nor refused).
    */
@@ -38,7 +43,9 @@ export async function ackedWriter(addrs: readonly Address[], perAddr: number, pr
   const errors: Array<{ at: number; text: string; id: string; exec: bigint }> = [];
   let running = true;
   const sockets: Socket[] = [];
-  const inFlight: Array<{ id: string; at: bigint } | null> = [];
+  const inFlight: Array<{ id: string; at: bigint; sentMs: number } | null> = [];
+  /** Per connection, the OK replies: when their SET was written, and when the OK came (wall ms). */
+  const oks: Array<Array<{ sentMs: number; atMs: number }>> = [];
   const finished: Array<Promise<void>> = [];
   const targets = addrs.flatMap((a) => Array.from({ length: perAddr }, () => a));
   await Promise.all(targets.map((addr, c) => new Promise<void>((connected, failed) => {
@@ -46,8 +53,9 @@ export async function ackedWriter(addrs: readonly Address[], perAddr: number, pr
     sockets.push(socket);
     let n = 0;
     let buffered = '';
+    oks[c] = [];
     const send = (): void => {
-      const w = { id: `${prefix}.${c}.${n}`, at: exec(n) };
+      const w = { id: `${prefix}.${c}.${n}`, at: exec(n), sentMs: wallMs() };
       inFlight[c] = w;
       socket.write(`${n} SET ${w.id} ${w.at}\n`);
     };
@@ -63,8 +71,10 @@ export async function ackedWriter(addrs: readonly Address[], perAddr: number, pr
         const line = buffered.slice(0, i);
         buffered = buffered.slice(i + 1);
         const w = inFlight[c];
-        if (line === `${n} OK` && w != null) acked.set(w.id, w.at);
-        else errors.push({ at: wallMs(), text: line.slice(line.indexOf(' ') + 1), id: w?.id ?? '', exec: w?.at ?? -1n });
+        if (line === `${n} OK` && w != null) {
+          acked.set(w.id, w.at);
+          oks[c]!.push({ sentMs: w.sentMs, atMs: wallMs() });
+        } else errors.push({ at: wallMs(), text: line.slice(line.indexOf(' ') + 1), id: w?.id ?? '', exec: w?.at ?? -1n });
         inFlight[c] = null;
         n++;
         if (running) send();
@@ -76,6 +86,20 @@ export async function ackedWriter(addrs: readonly Address[], perAddr: number, pr
   return {
     acked,
     errors,
+    firstOkSentAfter(afterMs) {
+      // A connection's SETs are written one after another: a binary search for the first one after.
+      const first = (list: ReadonlyArray<{ sentMs: number; atMs: number }>): number | null => {
+        let lo = 0;
+        let hi = list.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (list[mid]!.sentMs > afterMs) hi = mid;
+          else lo = mid + 1;
+        }
+        return list[lo]?.atMs ?? null;
+      };
+      return addrs.map((_, a) => Array.from({ length: perAddr }, (_, k) => first(oks[a * perAddr + k]!)));
+    },
     async stop(graceMs) {
       running = false;
       const timer = setTimeout(() => { for (const s of sockets) s.destroy(); }, graceMs);
@@ -206,6 +230,14 @@ export function warnings(lines: readonly string[], into = new Map<string, number
     if (key !== null) into.set(key, (into.get(key) ?? 0) + 1);
   }
   return into;
+}
+
+/** The time (wall ms, from its `time`) of the first of `lines` that contains `part`, or null. */
+export function loggedAt(lines: readonly string[], part: string): number | null {
+  const line = lines.find((l) => l.includes(part));
+  if (line === undefined) return null;
+  const t = Date.parse((JSON.parse(line) as { time?: string }).time ?? '');
+  return Number.isNaN(t) ? null : t;
 }
 
 /** The message of the last info-or-above line among `lines` that is not a firing's, with its time; '-' if none. */

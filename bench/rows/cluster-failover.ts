@@ -13,12 +13,17 @@
 //   failover time is the stop -> the sink's arrival of the first job a new leader fired (which
 //   node fired a job comes from its `job fired` line: an old leader's last firings do not
 //   count). 50 ms after the stop one SET goes to each surviving node on a new connection (how
-//   long writes are unavailable). 500 ms after the first fire the writer stops (waiting 1 s for
-//   replies still due; in the first SIGKILL and SIGTERM rounds, for all of them), and a QUERY
-//   through the new leader must show every acknowledged id at its acknowledged execution. Once
-//   every due job has arrived, jobs that arrived twice are counted; a new node (new name)
-//   replaces the stopped one. 10 SIGKILL rounds, 5 SIGTERM rounds, then 10 rounds with the NATS
-//   server (5 to 9 when 10 would take the row past 6 min; the note says how many).
+//   long writes are unavailable). Per surviving node, the stop -> the first OK on one of the
+//   writer's connections to it (opened before the stop) to a SET written after the old leader
+//   stopped leading (its exit after a SIGKILL, its `role changed: follower` line after a
+//   SIGTERM): how long a client already connected is held up; the writer runs until every one
+//   of its connections has had one (at most 30 s). 500 ms after that and the first fire the
+//   writer stops (waiting 1 s for replies still due; in the first SIGKILL and SIGTERM rounds,
+//   for all of them), and a QUERY through the new leader must show every acknowledged id at its
+//   acknowledged execution. Once every due job has arrived, jobs that arrived twice are
+//   counted; a new node (new name) replaces the stopped one. 10 SIGKILL rounds, 5 SIGTERM
+//   rounds, then 10 rounds with the NATS server (5 to 9 when 10 would take the row past 6 min;
+//   the note says how many).
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type Daemon } from '../../test/helpers/daemon.ts';
@@ -27,7 +32,7 @@ import { closeNatsClients, connectNats, natsServerPath, startNats, type NatsClus
 import { prng } from '../../test/helpers/prng.ts';
 import { command } from '../lib/command.ts';
 import {
-  ackedWriter, closedLoopRate, describeCounts, firstArrivalBy, firstToLog, lastInfo, LogCursor, missingFrom, probeLateness, type Lateness,
+  ackedWriter, closedLoopRate, describeCounts, firstArrivalBy, firstToLog, lastInfo, LogCursor, loggedAt, missingFrom, probeLateness, type Lateness,
   queryJobs, queryJobStates, streamLeader, timedSet, waitReplicasCurrent, warnings,
 } from '../lib/failover.ts';
 import { sleep, stopDaemon, wallMs, withDaemon } from '../lib/harness.ts';
@@ -38,7 +43,8 @@ import { spread } from '../lib/stats.ts';
 import type { Figure, Row, RowOptions } from '../lib/suite.ts';
 
 const CLUSTER = 'benchfo';
-const TTL = '3s';
+const TTL_S = 3;
+const TTL = `${TTL_S}s`;
 const DEBUG = { log: { level: 'debug' } };
 const KILL_ROUNDS = 10;
 const NATS_ROUNDS = 10;
@@ -59,6 +65,10 @@ const PROBES = 1000;
 const WARMUP_PROBES = 200;
 const PROBE_SPACING_MS = 2;
 const PROBE_LEAD_MS = 1500;
+/** How long the writer may wait for every existing connection to be acknowledged again. */
+const RESUME_WAIT_MS = 30_000;
+/** A log line's time is in whole ms, and the bench's wall clock is not the daemon's Date. */
+const LOG_SLACK_MS = 5;
 
 type Kind = keyof typeof SPAN_MS;
 const KIND_TEXT: Record<Kind, string> = { kill: 'leader SIGKILL', nats: 'leader + stream-leading NATS server SIGKILL', term: 'leader SIGTERM' };
@@ -86,6 +96,12 @@ interface Round {
   readonly exitMs: number | null;
   /** A SET on a new connection to each surviving node, 50 ms after the stop: ms to its reply, and the reply. */
   readonly sets: ReadonlyArray<{ readonly ms: number; readonly reply: string }>;
+  /**
+   * Per surviving node: ms after the stop until a SET written after the old leader stopped
+   * leading was answered OK on the first of its writer's connections, and on every one of
+   * them (null: not within RESUME_WAIT_MS); and whether it became the new leader.
+   */
+  readonly resumed: ReadonlyArray<{ readonly firstMs: number | null; readonly allMs: number | null; readonly newLeader: boolean }>;
   /** The NATS server killed also led the lease bucket (null: no NATS server killed). */
   readonly leaseBucketToo: boolean | null;
   readonly msTaken: number;
@@ -162,6 +178,18 @@ async function round(ctx: Ctx, kind: Kind, first: boolean): Promise<Round> {
       `since the stop the others logged "job fired" for any job ${firedAny.join('/')} times, the sink got ${arrived} of the batch, and they warned ${describeCounts(said)}; ` +
       `their last info lines: ${last.join(' / ')})`);
   }
+  // When the old leader stopped leading: a SET written after that is acknowledged through a new one only.
+  const leftLeadAt = kind === 'term' ? (loggedAt(cursors[0]!.since(), '"msg":"role changed: follower"') ?? stoppedMs) + LOG_SLACK_MS : await gone;
+  const resumeBy = wallMs() + RESUME_WAIT_MS;
+  while (writer.firstOkSentAfter(leftLeadAt).some((node) => node.includes(null)) && wallMs() < resumeBy) await sleep(50);
+  const resumed = writer.firstOkSentAfter(leftLeadAt).map((node, k) => {
+    const known = node.filter((t) => t !== null);
+    return {
+      firstMs: known.length === 0 ? null : Math.min(...known) - stoppedMs,
+      allMs: known.length < node.length ? null : Math.max(...known) - stoppedMs,
+      newLeader: others[k] === next,
+    };
+  });
   await sleep(500);
   const unanswered = await writer.stop(first ? 30_000 : 1_000);
   const sets = await timedSets;
@@ -212,6 +240,7 @@ async function round(ctx: Ctx, kind: Kind, first: boolean): Promise<Round> {
     oldFiredUntilMs: oldFired.length === 0 ? null : Math.max(...oldFired) - stoppedMs,
     exitMs: kind === 'term' && exitedAt !== null ? exitedAt - stoppedMs : null,
     sets,
+    resumed,
     leaseBucketToo,
     msTaken: performance.now() - t0,
   };
@@ -220,11 +249,18 @@ async function round(ctx: Ctx, kind: Kind, first: boolean): Promise<Round> {
     `${r.twiceAtMs.length} fired twice${r.twiceAtMs.length === 0 ? '' : ` (first at ${ms0(Math.min(...r.twiceAtMs))}..${ms0(Math.max(...r.twiceAtMs))} ms)`}, ${r.missing} never${never}; ` +
     `${loadedLate > 0 ? `batch loaded ${loadedLate.toFixed(0)} ms after its first was due; ` : ''}` +
     `${r.lost} of ${r.acked} acked writes lost; timed SETs ${sets.map((t) => `${t.reply} +${t.ms.toFixed(0)} ms`).join(', ')}; ` +
+    `existing connections OK again ${resumed.map(resumedText).join(', ')}; ` +
     `${r.unanswered} writes unanswered at the writer's stop (${r.unansweredApplied} applied)` +
     `${r.errors.length === 0 ? '' : `, ${describeCounts(countOf(r.errors.map((e) => e.text)))} at +${r.errors.map((e) => e.afterMs.toFixed(0)).join('/')} ms (${r.erroredApplied} applied)`}; ` +
     `${r.exitMs === null ? '' : `old leader fired until +${r.oldFiredUntilMs?.toFixed(0)} ms, exited +${r.exitMs.toFixed(0)} ms; `}` +
     `new node ${roleOf(back)}${roundLog.size === 0 ? '' : `; logged: ${describeCounts(roundLog)}`}`);
   return r;
+}
+
+/** One node's `resumed`: first connection / every connection, ms after the stop; L: it became the leader. */
+function resumedText(x: Round['resumed'][number]): string {
+  const ms = (v: number | null): string => (v === null ? 'never' : `+${v.toFixed(0)}`);
+  return `${ms(x.firstMs)}/${ms(x.allMs)} ms${x.newLeader ? ' (L)' : ''}`;
 }
 
 function countOf(items: readonly string[]): Map<string, number> {
@@ -282,7 +318,30 @@ function failoverFigures(kind: Kind, phase: Phase, extra: string): Figure[] {
         `${setErr.length === 0 ? '' : ` (${setErr.length} of ${sets.length} answered otherwise: ${describeCounts(countOf(setErr.map((t) => t.reply)))} after ${setErr.map((t) => s(t.ms)).join(', ')} s)`}; ` +
         `due jobs never fired: ${sum(res, (r) => r.missing)} of ${sum(res, (r) => r.due)}${kind === 'term' ? termNote(res) : ''}` },
     { label: `  ${what} max, same rounds`, value: f.max / 1000, unit: 's', digits: 2, note: `all rounds, ms: ${res.map((r) => r.failoverMs.toFixed(0)).join(', ')}` },
+    resumedFigure(kind, res),
   ];
+}
+
+/**
+ * Per surviving node, the stop -> the first SET acknowledged on a connection it had before the
+ * stop (written after the old leader stopped leading): max over nodes and rounds. Target for
+ * the leader's SIGKILL: TTL + 1 s.
+ */
+function resumedFigure(kind: Kind, res: readonly Round[]): Figure {
+  const all = res.flatMap((r) => r.resumed);
+  const firsts = all.flatMap((x) => (x.firstMs === null ? [] : [x.firstMs]));
+  const never = all.length - firsts.length;
+  const f = spread(firsts);
+  const every = spread(all.flatMap((x) => (x.allMs === null ? [] : [x.allMs])));
+  return {
+    label: `  ${kind === 'term' ? 'handover' : 'failover'}: stop -> a surviving node's first SET acknowledged on an existing connection, max`,
+    value: never > 0 || firsts.length === 0 ? null : f.max / 1000, unit: 's', digits: 2,
+    ...(kind === 'kill' ? { target: { op: '<=', value: TTL_S + 1 } } : {}),
+    note: `per surviving node (${WRITERS_PER_FOLLOWER} closed-loop conn each, opened before the stop; a SET written after the old leader ` +
+      `${kind === 'term' ? 'stepped down' : 'exited'}): p50 ${s(f.p50)} s; on every one of its connections p50 ${s(every.p50)}, max ${s(every.max)} s` +
+      `${never === 0 ? '' : `; ${never} of ${all.length} nodes acknowledged none within ${RESUME_WAIT_MS / 1000} s`}; ` +
+      `per round, first/every connection (L: the new leader): ${res.map((r) => r.resumed.map(resumedText).join(' ')).join('; ')}`,
+  };
 }
 
 function duplicateFigures(kind: Kind, { done: res }: Phase): Figure[] {

@@ -26,6 +26,7 @@ import { StreamJournal } from '../../lib/jetstream/journal.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
 import { silentLogger } from '../../lib/log.ts';
 import { TICKD } from '../../test/helpers/daemon.ts';
+import { testKeys, testSecretFile } from '../../test/helpers/cluster-secret.ts';
 import { benchDir, pidOf, startDaemon, stopDaemon } from '../lib/harness.ts';
 import { closedLoop } from './durable.ts';
 import { buildLogfile, LOGFILE, logTimeMs } from '../lib/logfile-load.ts';
@@ -38,7 +39,7 @@ const TAIL = JOBS / 4;
 const LOAD_CONNECTIONS = 4; // as buildLogfile loads: ids log.<c>.<i>
 
 const clusterArgs = (nats: NatsCluster, name: string): string[] =>
-  ['--cluster', nats.urls, '--cluster-name', name, '--cluster-replicas', String(nats.servers.length)];
+  ['--cluster', nats.urls, '--cluster-name', name, '--cluster-replicas', String(nats.servers.length), '--cluster-secret-file', testSecretFile()];
 
 function run(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -85,12 +86,12 @@ async function replay(dir: string, args: string[], persistence: 'logfile' | 'mem
 
 /** TAIL records written to the stream after its checkpoint, as `tickd import` writes: new times for existing jobs. */
 async function writeTail(nats: NatsCluster, name: string): Promise<void> {
-  const nc = await connectCluster({ urls: nats.urls.split(','), credsFile: null, caFile: null, name: 'bench-tail', log: silentLogger(), connectTimeoutMs: 10_000 });
+  const nc = await connectCluster({ urls: nats.urls.split(','), credsFile: null, caFile: null, name: 'bench-tail', log: silentLogger(), connectTimeoutMs: 10_000, allowUnauthenticatedNats: false });
   try {
     const jsm = await jetstreamManager(nc);
     const subjects = clusterSubjects(name);
     const { state } = await jsm.streams.info(subjects.stream);
-    const journal = new StreamJournal({ js: jetstream(nc), jsm, subjects, lastSeq: state.last_seq, writerId: `bench/${randomUUID()}`, log: silentLogger(), onFenced: () => {} });
+    const journal = new StreamJournal({ js: jetstream(nc), jsm, subjects, lastSeq: state.last_seq, writerId: `bench/${randomUUID()}`, log: silentLogger(), onFenced: () => {}, keys: testKeys });
     const perConnection = JOBS / LOAD_CONNECTIONS;
     for (let n = 0; n < TAIL;) {
       for (const end = Math.min(TAIL, n + 1_000); n < end; n++) {

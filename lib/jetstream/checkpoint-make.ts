@@ -19,7 +19,9 @@ import { LOGFILE_MODE, writeFully } from '../logfile/fsutil.ts';
 import {
   checkpointNames, CHUNK_BYTES, ensureCheckpointStream, readHead, scanCheckpoint, writeCheckpoint, type CheckpointHead, type CheckpointNames,
 } from './checkpoint.ts';
+import { ClusterKeys } from './cluster-keys.ts';
 import { connectOffline } from './connect.ts';
+import { openRecord } from './record-seal.ts';
 import { scanStream } from './wire/stream-scan.ts';
 import { streamPeers } from './stream.ts';
 import { clusterSubjects } from './subjects.ts';
@@ -160,6 +162,7 @@ interface FoldSource {
   readonly first: number;
   readonly last: number;
   readonly peers: string[];
+  readonly keys: ClusterKeys;
   /** Made here, for this fold's files. */
   readonly dir: string;
 }
@@ -175,9 +178,13 @@ async function foldHistory(o: FoldSource): Promise<Folded> {
     const appender = new Appender(out);
     if (o.from !== null) await scanCheckpoint(o.nc, o.jsm, o.names, o.from, (payload) => appender.bytes(payload));
     read = await scanStream(o.nc, o.jsm, { stream: o.stream, first: o.first, last: o.last, parts: 1, peers: o.peers }, (f, seq) => {
-      appender.frameHeader(f.end - f.payloadStart);
-      appender.bytes(f.buf, f.payloadStart, f.end);
-      if (REMOVAL_TYPES.has(f.buf[f.payloadStart]!)) removals.push(seq);
+      // A message that is no record of the cluster's is left out (quarantine.ts: the leader
+      // deletes it); one that is sealed but does not decode makes the fold refuse, as before.
+      const at = openRecord(o.keys, o.stream, f.subject, seq, f.buf, f.payloadStart, f.end);
+      if (typeof at === 'string') return;
+      appender.frameHeader(f.end - at);
+      appender.bytes(f.buf, at, f.end);
+      if (REMOVAL_TYPES.has(f.buf[at]!)) removals.push(seq);
     });
     await appender.end();
   } finally {
@@ -207,11 +214,12 @@ export async function makeCheckpoint(opts: ClusterOptions, whole = false): Promi
     const info = await jsm.streams.info(subjects.stream);
     const { state, created } = info;
     await ensureCheckpointStream(jsm, names, info.config.num_replicas);
-    const base = await readHead(jsm, names, created);
+    const { keys } = ClusterKeys.fromFile(opts.secretFile);
+    const base = await readHead(jsm, names, created, keys);
     if ((base.head?.seq ?? 0) >= state.last_seq) return null;
     const peers = streamPeers(info);
     const foldFrom = (from: CheckpointHead | null, into: string): Promise<Folded> => foldHistory({
-      nc, jsm, names, from, stream: subjects.stream, first: Math.max(state.first_seq, (from?.seq ?? 0) + 1), last: state.last_seq, peers, dir: into,
+      nc, jsm, names, from, stream: subjects.stream, first: Math.max(state.first_seq, (from?.seq ?? 0) + 1), last: state.last_seq, peers, keys, dir: into,
     });
     let folded: Folded;
     const onLast = join(dir, 'on-last');
@@ -225,7 +233,7 @@ export async function makeCheckpoint(opts: ClusterOptions, whole = false): Promi
       folded = await foldFrom(null, join(dir, 'whole'));
     }
     const max = Math.min(CHUNK_BYTES, Math.floor(nc.info!.max_payload / 2));
-    const head = await writeCheckpoint(jetstream(nc), jsm, names, { seq: state.last_seq, created }, base, {
+    const head = await writeCheckpoint(jetstream(nc), jsm, names, keys, { seq: state.last_seq, created }, base, {
       chunks: frameChunks(folded.path, max), records: folded.records,
     });
     return head === null ? null : { seq: head.seq, records: head.records, bytes: head.bytes, read: folded.read, removals: folded.removals };

@@ -33,6 +33,7 @@ import type { LogRecord } from '../engine/journal.ts';
 import { forEachFrame } from '../logfile/frames.ts';
 import { isStreamNotFound } from './api-errors.ts';
 import { isWrongLastSequence } from '../lease/errors.ts';
+import type { ClusterKeys } from './cluster-keys.ts';
 import { scanStream } from './wire/stream-scan.ts';
 import { streamPeers } from './stream.ts';
 
@@ -42,6 +43,9 @@ export const CHUNK_BYTES = 256 * 1024;
 const WINDOW = 8;
 
 export interface CheckpointHead {
+  /** HMAC-SHA256 of the rest (headText) under the cluster's key `key` names, hex: a head anyone else published is no head. */
+  readonly mac?: string;
+  readonly key?: string;
   readonly seq: number;
   readonly created: string;
   readonly id: string;
@@ -98,20 +102,33 @@ export async function ensureCheckpointStream(jsm: JetStreamManager, names: Check
   await jsm.streams.add({ name: names.stream, subjects: [`${names.stream}.>`], max_msgs_per_subject: 1, num_replicas: replicas });
 }
 
-function parseHead(m: StoredMsg): CheckpointHead | null {
+const HEAD_CONTEXT = Buffer.from('tickd/checkpoint-head/1\0', 'latin1');
+
+/** What a head's MAC covers: every field but the MAC and the key's id, in one order. */
+function headText(h: CheckpointHead): Buffer {
+  return Buffer.from(JSON.stringify([h.seq, h.created, h.id, h.seqs, h.first, h.last, h.chunks, h.bytes, h.records]));
+}
+
+/** A head with its MAC (a head without one, or with another's, is no head: parseHead). */
+export function sealHead(keys: ClusterKeys, h: CheckpointHead): CheckpointHead {
+  return { ...h, key: keys.signingId.toString('hex'), mac: keys.mac([HEAD_CONTEXT, headText(h)])!.toString('hex') };
+}
+
+/** The head a message holds; null when it holds none, or one that is not sealed by this cluster's key. */
+function parseHead(m: StoredMsg, keys: ClusterKeys): CheckpointHead | null {
   try {
     const h = m.json<CheckpointHead>();
     const ints = [h.seq, h.first, h.last, h.chunks, h.bytes, h.records, ...(Array.isArray(h.seqs) ? h.seqs : [-1])];
     if (!ints.every((n) => Number.isSafeInteger(n) && n >= 0) || typeof h.id !== 'string' || typeof h.created !== 'string') return null;
-    if (h.seqs.length !== h.chunks) return null;
-    return h;
+    if (h.seqs.length !== h.chunks || typeof h.mac !== 'string' || typeof h.key !== 'string') return null;
+    return keys.verify([HEAD_CONTEXT, headText(h)], Buffer.from(h.key, 'hex'), Buffer.from(h.mac, 'hex')) ? h : null;
   } catch {
     return null;
   }
 }
 
 /** The last head, asked of the stream's leader (never a replica, which may lag). */
-export async function readHead(jsm: JetStreamManager, names: CheckpointNames, created: string): Promise<HeadRead> {
+export async function readHead(jsm: JetStreamManager, names: CheckpointNames, created: string, keys: ClusterKeys): Promise<HeadRead> {
   let m: StoredMsg | null;
   try {
     m = await jsm.streams.getMessage(names.stream, { last_by_subj: names.head });
@@ -120,7 +137,7 @@ export async function readHead(jsm: JetStreamManager, names: CheckpointNames, cr
     throw err;
   }
   if (m === null) return { head: null, rev: 0 };
-  const head = parseHead(m);
+  const head = parseHead(m, keys);
   return { head: head !== null && head.created === created ? head : null, rev: m.seq };
 }
 
@@ -137,8 +154,12 @@ export async function scanCheckpoint(
     const info = await jsm.streams.info(names.stream);
     const peers = streamPeers(info);
     const prefix = names.chunk(head.id, 0).slice(0, -1);
-    await scanStream(nc, jsm, { stream: names.stream, first: head.first, last: head.last, parts: 1, peers }, (f) => {
+    await scanStream(nc, jsm, { stream: names.stream, first: head.first, last: head.last, parts: 1, peers }, (f, seq) => {
       if (f.subject !== `${prefix}${chunks}`) return; // another maker's chunks, published meanwhile
+      // Only at the sequence the sealed head names: a stream's sequences are never reused, so
+      // nobody can put other bytes where the head points (one published on the chunk's subject
+      // since is skipped, and the checkpoint found incomplete if it replaced the chunk).
+      if (seq !== head.seqs[chunks]) return;
       const payload = f.buf.subarray(f.payloadStart, f.end);
       onChunk(payload);
       chunks++;
@@ -181,7 +202,7 @@ async function deleteChunks(jsm: JetStreamManager, names: CheckpointNames, seqs:
  * deleted.
  */
 export async function writeCheckpoint(
-  js: JetStreamClient, jsm: JetStreamManager, names: CheckpointNames,
+  js: JetStreamClient, jsm: JetStreamManager, names: CheckpointNames, keys: ClusterKeys,
   at: { readonly seq: number; readonly created: string }, base: HeadRead, content: CheckpointContent,
 ): Promise<CheckpointHead | null> {
   const id = nuid.next();
@@ -204,9 +225,9 @@ export async function writeCheckpoint(
     await deleteChunks(jsm, names, stored);
     throw err;
   }
-  const head: CheckpointHead = {
+  const head = sealHead(keys, {
     seq: at.seq, created: at.created, id, seqs, first: seqs[0] ?? 0, last: seqs.at(-1) ?? 0, chunks: seqs.length, bytes, records: content.records,
-  };
+  });
   let headSeq: number;
   try {
     headSeq = (await js.publish(names.head, JSON.stringify(head), { expect: { lastSubjectSequence: base.rev } })).seq;

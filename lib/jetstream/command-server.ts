@@ -1,43 +1,79 @@
 // The leader's side of forwarding (forwarding.ts): it alone subscribes to the forwarding
 // subject while it leads, runs each forwarded batch through its own engine and answers once
 // the batch is durable, in chunks below the server's max_payload and an empty message last.
+// A batch is run only when it is a node's (forward-seal.ts): anything else published to the
+// subject gets the empty message alone, and a warning (at most one a second, the rest counted).
 import { serialize, deserialize } from 'node:v8';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Command, Reply } from '../domain/command.ts';
+import { errorText } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { ClusterKeys } from './cluster-keys.ts';
+import { NonceBook, openRequest, sealAnswer } from './forward-seal.ts';
 import { chunkBytes, type LocalBatch } from './forwarding.ts';
+
+export interface CommandServerOptions {
+  readonly nc: NatsConnection;
+  readonly subject: string;
+  /** The cluster's name and keys: what a node's batch is sealed with. */
+  readonly cluster: string;
+  readonly keys: ClusterKeys;
+  readonly run: LocalBatch;
+  readonly log: Logger;
+}
 
 /** The leader's side: answers forwarded batches through its own engine until stop(). */
 export class CommandServer {
   private readonly sub: Subscription;
+  private readonly nonces = new NonceBook();
+  private refusedAt = 0;
+  private refusedUnsaid = 0;
 
-  constructor(nc: NatsConnection, subject: string, run: LocalBatch, log: Logger) {
-    const chunk = chunkBytes(nc);
-    this.sub = nc.subscribe(subject, {
+  constructor(o: CommandServerOptions) {
+    const chunk = chunkBytes(o.nc);
+    const empty = new Uint8Array(0);
+    this.sub = o.nc.subscribe(o.subject, {
       callback: (err, msg) => {
         if (err !== null) return;
+        const opened = openRequest(o.keys, o.cluster, msg.data, this.nonces);
+        if ('refused' in opened) {
+          this.refused(o.log, opened.refused);
+          try { msg.respond(empty); } catch { /* no reply subject, or the connection closing */ }
+          return;
+        }
         let cmds: Command[] | null = null;
         try {
-          const v = deserialize(msg.data) as unknown;
+          const v = deserialize(opened.payload) as unknown;
           if (Array.isArray(v)) cmds = v as Command[];
         } catch { /* answered null below */ }
         const answer = (replies: Reply[] | null): void => {
           try {
-            const body = serialize(replies);
+            const body = sealAnswer(o.keys, o.cluster, opened.nonce, serialize(replies));
             for (let at = 0; at < body.length; at += chunk) msg.respond(body.subarray(at, at + chunk));
-            msg.respond(new Uint8Array(0));
+            msg.respond(empty);
           } catch (e) {
-            log.warn({ err: (e as Error)?.message }, 'answering a forwarded batch failed');
+            o.log.warn({ err: errorText(e) }, 'answering a forwarded batch failed');
           }
         };
         if (cmds === null) {
-          log.warn('a forwarded batch that is not a list of commands; answered with nothing');
+          o.log.warn('a forwarded batch that is not a list of commands; answered with nothing');
           answer(null);
           return;
         }
-        run(cmds, answer);
+        o.run(cmds, answer);
       },
     });
+  }
+
+  private refused(log: Logger, why: string): void {
+    const now = Date.now();
+    if (now - this.refusedAt < 1000) {
+      this.refusedUnsaid++;
+      return;
+    }
+    log.warn({ why, more: this.refusedUnsaid }, 'a message on the forwarding subject that is no node\'s batch: not run');
+    this.refusedAt = now;
+    this.refusedUnsaid = 0;
   }
 
   /**

@@ -1,5 +1,7 @@
 // A follower's side of forwarding (forwarding.ts): each batch of its clients' commands goes
-// to the leader as one NATS request, and its answer comes back to the client.
+// to the leader as one NATS request, and its answer comes back to the client. Each attempt is
+// sealed with the cluster's key (forward-seal.ts), and an answer whose seal does not verify
+// (not the leader's) is ERROR internal.
 //
 // Retrying is safe only when nobody received the request: NATS says so with "no responders"
 // (no leader subscribed: a failover). Those requests are sent again every RETRY_PAUSE_MS until
@@ -8,14 +10,32 @@
 // still overtake one that found none, but no batch sent after that. A request that some node
 // received but that got no answer in time is never sent again (it may have been applied):
 // ERROR internal.
+//
+// A leader that dies holding a batch never answers it, and the client's connection answers in
+// order: every later command would wait behind it for answerWaitMs. So the node says when the
+// leader changed (it took the lease, or saw another holder of it: lib/leadership/node.ts), and
+// leaderChanged() ends the wait of every request sent before: ERROR internal at once, since the
+// old leader can no longer write, so the outcome is decided, though not known here (the
+// stream does not say which records were whose batch). A request sent in the last
+// LATE_SEND_GRACE_MS before the change keeps its wait until that much after it was sent: it may
+// be on its way to nobody (no responders: sent again, as above) or to the new leader (the node
+// learns of the change a moment after it may start answering). Only a change of holder ends a
+// wait: a leader that is merely slow keeps every request it holds until answerWaitMs.
+//
+// Invariant: `done` is called exactly once per batch: each request ends once, by its answer or
+// by the change, whichever comes first; the other is ignored.
 import { serialize, deserialize } from 'node:v8';
 import { NoRespondersError, type NatsConnection } from '@nats-io/transport-node';
 import type { Command, Reply } from '../domain/command.ts';
 import { errorText, internal } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { ClusterKeys } from './cluster-keys.ts';
+import { openAnswer, sealRequest } from './forward-seal.ts';
 import { chunkBytes } from './forwarding.ts';
 
 const RETRY_PAUSE_MS = 100;
+/** A request sent this recently before a change of leader is not ended by it until this old. */
+const LATE_SEND_GRACE_MS = 250;
 
 export interface ForwardClientOptions {
   readonly nc: NatsConnection;
@@ -25,6 +45,9 @@ export interface ForwardClientOptions {
   /** How long a leader may take to answer a batch it received (a durable write, retries included). */
   readonly answerWaitMs: number;
   readonly log: Logger;
+  /** The cluster's name and keys: what seals a batch and verifies its answer (forward-seal.ts). */
+  readonly cluster: string;
+  readonly keys: ClusterKeys;
 }
 
 interface Batch {
@@ -37,6 +60,17 @@ interface Batch {
 
 const NO_LEADER = Symbol('no leader');
 
+/** A request on its way, whose wait a change of leader ends (leaderChanged). */
+interface Waiting {
+  readonly sentAt: number;
+  /** Set once it is answered or its wait ended: whatever comes after is ignored. */
+  over: boolean;
+  /** Ends the NATS request (set once the request exists). */
+  stop: (() => void) | null;
+  /** Ends the wait: the request is answered ERROR internal now. */
+  readonly end: () => void;
+}
+
 export class ForwardClient {
   private readonly o: ForwardClientOptions;
   private readonly chunk: number;
@@ -45,6 +79,8 @@ export class ForwardClient {
    * any waits, later batches queue behind it, so that none overtakes an earlier one.
    */
   private stalled: Batch[] = [];
+  /** Requests sent and not answered yet (once()). */
+  private readonly waiting = new Set<Waiting>();
 
   constructor(opts: ForwardClientOptions) {
     this.o = opts;
@@ -99,17 +135,79 @@ export class ForwardClient {
     }
   }
 
+  /**
+   * The leader changed: every request sent before now stops waiting for its answer and is
+   * answered ERROR internal (one sent in the last LATE_SEND_GRACE_MS, once it is that old and
+   * still unanswered); the batches queued behind them go on. The count of requests ended or
+   * about to be.
+   */
+  leaderChanged(): number {
+    const now = performance.now();
+    const ending = [...this.waiting];
+    let young = 0;
+    for (const w of ending) {
+      if (now - w.sentAt >= LATE_SEND_GRACE_MS) {
+        w.end();
+        continue;
+      }
+      young++;
+      setTimeout(w.end, w.sentAt + LATE_SEND_GRACE_MS - now).unref();
+    }
+    if (ending.length > 0) {
+      this.o.log.warn({ requests: ending.length - young, sentJustBefore: young },
+        'the leader changed: forwarded batches still waiting for an answer are answered ERROR internal');
+    }
+    return ending.length;
+  }
+
   /** One request: the replies, ERROR internal for each command, or NO_LEADER (nobody received it). */
   private async once(b: Batch): Promise<Reply[] | typeof NO_LEADER> {
+    const ended = Promise.withResolvers<Reply[]>();
+    const w: Waiting = {
+      sentAt: performance.now(),
+      over: false,
+      stop: null,
+      end: () => {
+        if (w.over) return;
+        w.over = true;
+        w.stop?.();
+        ended.resolve(failed(b.n));
+      },
+    };
+    this.waiting.add(w);
     try {
-      const answer = await this.o.nc.requestMany(this.o.subject, b.body, { strategy: 'sentinel', maxWait: this.o.answerWaitMs });
+      return await Promise.race([this.request(b, w), ended.promise]);
+    } finally {
+      w.over = true;
+      this.waiting.delete(w);
+    }
+  }
+
+  /** The request proper; once `w` is over (its wait ended), what it returns is not used. */
+  private async request(b: Batch, w: Waiting): Promise<Reply[] | typeof NO_LEADER> {
+    // Sealed anew for each attempt (forward-seal.ts): a batch that waited for a leader is still fresh.
+    const sealed = sealRequest(this.o.keys, this.o.cluster, b.body);
+    try {
+      const answer = await this.o.nc.requestMany(this.o.subject, sealed.body, { strategy: 'sentinel', maxWait: this.o.answerWaitMs });
+      w.stop = (): void => { (answer as { stop?: () => void }).stop?.(); };
+      if (w.over) {
+        w.stop();
+        return failed(b.n);
+      }
       const chunks: Uint8Array[] = [];
       for await (const m of answer) if (m.data.length > 0) chunks.push(m.data);
-      if (chunks.length === 0) return failed(b.n); // maxWait passed: it may have been applied
-      const replies = deserialize(Buffer.concat(chunks)) as Reply[] | null;
+      if (w.over) return failed(b.n); // its wait ended: what had come of the answer is not looked at
+      if (chunks.length === 0) return failed(b.n); // maxWait passed (it may have been applied), or refused
+      const payload = openAnswer(this.o.keys, this.o.cluster, sealed.nonce, Buffer.concat(chunks));
+      if (payload === null) {
+        this.o.log.warn('an answer to a forwarded batch that is not the leader\'s (its seal does not verify); answered ERROR internal');
+        return failed(b.n);
+      }
+      const replies = deserialize(payload) as Reply[] | null;
       return Array.isArray(replies) && replies.length === b.n ? replies : failed(b.n);
     } catch (err) {
       if (err instanceof NoRespondersError) return NO_LEADER;
+      if (w.over) return failed(b.n);
       this.o.log.warn({ err: errorText(err) }, 'forwarding to the leader failed; answered ERROR internal');
       return failed(b.n);
     }

@@ -27,6 +27,8 @@ import type { Logger } from '../log.ts';
 import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
 import { NotWritingError, type Journal, type LogRecord } from '../engine/journal.ts';
 import { isWrongLastSequence as wrongLastSequence } from '../lease/errors.ts';
+import type { ClusterKeys } from './cluster-keys.ts';
+import { sealRecord } from './record-seal.ts';
 import { RemovalDeletions } from './removal-deletions.ts';
 import type { ClusterSubjects } from './subjects.ts';
 import { errorText } from '../errors.ts';
@@ -67,6 +69,8 @@ export interface StreamJournalOptions {
    * stopped, into a stream no checkpoint covers).
    */
   readonly appliedByOthers?: () => number;
+  /** Seals every record (record-seal.ts): the cluster's keys. */
+  readonly keys: ClusterKeys;
 }
 
 interface Queued {
@@ -179,7 +183,9 @@ export class StreamJournal implements Journal {
   }
 
   private async publish(q: Queued, expected: number): Promise<void> {
-    const ack = await this.o.js.publish(q.subject, q.payload, {
+    // Sealed for the sequence it lands at: every publish expects the one before it.
+    const body = sealRecord(this.o.keys, this.o.subjects.stream, q.subject, expected + 1, q.payload);
+    const ack = await this.o.js.publish(q.subject, body, {
       expect: { lastSequence: expected }, msgID: `${this.o.writerId}:${expected}`, timeout: ATTEMPT_TIMEOUT_MS,
     });
     if (q.removal && this.removals === null) void this.deleteRemoval(ack.seq);

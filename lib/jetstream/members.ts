@@ -10,11 +10,17 @@
 // while the watch worked. A node whose own reports stopped for half as long (stopped,
 // starved, cut off; timed from when a report was sent) knows it may have been dropped and
 // missed a removal (outOfView): its copy is rebuilt before it may lead.
+//
+// A report is sealed with the cluster's key over the cluster, the node's name and what it
+// says (tickd(8) SECURITY): an entry anyone else wrote, or one copied under another name, is
+// ignored, and at most MAX_MEMBERS names are kept, so a flood of keys costs no memory. (A
+// copy of a node's own older report, put back under its name, can only hold deletions back.)
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
 import type { Logger } from '../log.ts';
 import { createOrOpenBucket, leaseReplicas } from '../lease/bucket.ts';
+import type { ClusterKeys } from './cluster-keys.ts';
 
 export const REPORT_MS = 1_000;
 /** A member not heard of for this long is left out of views (its entry is about to expire). */
@@ -26,6 +32,9 @@ const COUNTED_MS = BUCKET_TTL_MS;
 const OUT_OF_VIEW_MS = COUNTED_MS / 2;
 /** The watch delivered nothing for this long: the view may be stale, so nobody counts as caught up. */
 const WATCH_FRESH_MS = 3 * REPORT_MS;
+/** Names kept at most: a cluster has a handful of nodes. */
+const MAX_MEMBERS = 256;
+const REPORT_CONTEXT = 'tickd/member/1\0';
 
 interface Seen {
   readonly role: NodeRole;
@@ -46,16 +55,21 @@ export class Members {
   /** When the watch last delivered an entry (performance.now()). */
   private heardAt = -Infinity;
 
-  private constructor(kv: KV, node: string, log: Logger) {
+  private readonly cluster: string;
+  private readonly keys: ClusterKeys;
+
+  private constructor(kv: KV, cluster: string, node: string, keys: ClusterKeys, log: Logger) {
     this.kv = kv;
+    this.cluster = cluster;
     this.node = node;
+    this.keys = keys;
     this.log = log;
   }
 
-  static async open(nc: NatsConnection, cluster: string, node: string, replicas: number, log: Logger): Promise<Members> {
+  static async open(nc: NatsConnection, cluster: string, node: string, replicas: number, keys: ClusterKeys, log: Logger): Promise<Members> {
     const opts = { history: 1, ttl: BUCKET_TTL_MS, replicas: leaseReplicas(nc, replicas), description: `tickd nodes of cluster ${cluster}` };
     const kv = await createOrOpenBucket(nc, `${cluster}-nodes`, opts);
-    const m = new Members(kv, node, log);
+    const m = new Members(kv, cluster, node, keys, log);
     void m.watch();
     return m;
   }
@@ -81,11 +95,17 @@ export class Members {
       return;
     }
     try {
-      const v = JSON.parse(e.string()) as { role?: unknown; applied?: unknown };
-      if ((v.role === 'leader' || v.role === 'follower') && typeof v.applied === 'number') {
-        this.seen.set(e.key, { role: v.role, applied: v.applied, at: performance.now() });
-      }
+      const v = JSON.parse(e.string()) as { role?: unknown; applied?: unknown; key?: unknown; mac?: unknown };
+      if ((v.role !== 'leader' && v.role !== 'follower') || !Number.isSafeInteger(v.applied) || (v.applied as number) < 0) return;
+      if (typeof v.key !== 'string' || typeof v.mac !== 'string') return;
+      if (!this.keys.verify([this.reportText(e.key, v.role, v.applied as number)], Buffer.from(v.key, 'hex'), Buffer.from(v.mac, 'hex'))) return;
+      if (!this.seen.has(e.key) && this.seen.size >= MAX_MEMBERS) return;
+      this.seen.set(e.key, { role: v.role, applied: v.applied as number, at: performance.now() });
     } catch { /* not ours: ignored */ }
+  }
+
+  private reportText(node: string, role: NodeRole, applied: number): Buffer {
+    return Buffer.from(`${REPORT_CONTEXT}${this.cluster}\0${node}\0${role}\0${applied}`);
   }
 
   /** Says how this node stands; never rejects (a view may then be a little stale). */
@@ -103,7 +123,8 @@ export class Members {
     if (sentAt - this.storedAt > OUT_OF_VIEW_MS) this.leftOut = true;
     this.seen.set(this.node, { role, applied, at: sentAt });
     try {
-      await this.kv.put(this.node, JSON.stringify({ role, applied }));
+      const mac = this.keys.mac([this.reportText(this.node, role, applied)])!.toString('hex');
+      await this.kv.put(this.node, JSON.stringify({ role, applied, key: this.keys.signingId.toString('hex'), mac }));
       // From when it was sent: an answer read after a long stop says nothing about the stop.
       this.storedAt = Math.max(this.storedAt, sentAt);
       return true;

@@ -21,13 +21,13 @@
 // pending at all.
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { decodePayload } from '../logfile/codec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import type { ClusterSubjects } from './subjects.ts';
 import { checkpointNames, CheckpointIncompleteError, readCheckpoint, readHead } from './checkpoint.ts';
 import { scanStream } from './wire/stream-scan.ts';
 import { streamPeers } from './stream.ts';
 import { errorText } from '../errors.ts';
+import { readMessage, readRecord, type StreamTrust } from './quarantine.ts';
 
 /** `between` runs after each run of this many messages. */
 const BATCH = 1_000;
@@ -72,12 +72,13 @@ const MOVED_TRIES = 3;
  * said so before reading, has not applied it).
  */
 export async function replayStream(
-  nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void, restart: () => void = () => {},
+  nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, trust: StreamTrust,
+  onRecord: (rec: LogRecord, seq: number) => void, restart: () => void = () => {},
 ): Promise<StreamReplay> {
   let checkpointError: string | null = null;
   for (let tries = 1; ; tries++) {
     try {
-      return await replayOnce(nc, jsm, subjects, onRecord, checkpointError);
+      return await replayOnce(nc, jsm, subjects, trust, onRecord, checkpointError);
     } catch (err) {
       if (err instanceof CheckpointUnreadableError) checkpointError = err.message;
       else if (!(err instanceof CheckpointMovedError)) throw err;
@@ -93,19 +94,20 @@ class CheckpointUnreadableError extends Error {}
 class CheckpointMovedError extends Error {}
 
 async function replayOnce(
-  nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, onRecord: (rec: LogRecord, seq: number) => void, checkpointError: string | null,
+  nc: NatsConnection, jsm: JetStreamManager, subjects: ClusterSubjects, trust: StreamTrust,
+  onRecord: (rec: LogRecord, seq: number) => void, checkpointError: string | null,
 ): Promise<StreamReplay> {
   const { stream } = subjects;
   const info = await jsm.streams.info(stream);
   const { state } = info;
   const names = checkpointNames(stream); // a cluster's stream is named after it (subjects.ts)
   const base = checkpointError === null
-    ? await readHead(jsm, names, info.created).catch((err: unknown) => { throw new CheckpointUnreadableError(errorText(err)); })
+    ? await readHead(jsm, names, info.created, trust.keys).catch((err: unknown) => { throw new CheckpointUnreadableError(errorText(err)); })
     : null;
   // An emptied stream (purged by hand) keeps its creation time: its old checkpoint is not its state.
   const head = base !== null && base.head !== null && base.head.seq <= state.last_seq && state.messages > 0 ? base.head : null;
   // Unanswered: as if moved (read again) rather than trust a read that may have missed a removal.
-  const moved = async (): Promise<boolean> => (await readHead(jsm, names, info.created).catch(() => null))?.rev !== base!.rev;
+  const moved = async (): Promise<boolean> => (await readHead(jsm, names, info.created, trust.keys).catch(() => null))?.rev !== base!.rev;
   let records = 0;
   if (head !== null) {
     records += await readCheckpoint(nc, jsm, names, head, (rec) => onRecord(rec, head.seq)).catch(async (err: unknown) => {
@@ -120,43 +122,30 @@ async function replayOnce(
   const parts = Math.max(1, Math.min(REPLAY_PARTS, Math.floor((state.last_seq - first + 1) / MIN_RANGE)));
   if (state.messages > 0) {
     records += await scanStream(nc, jsm, { stream, first, last: state.last_seq, parts, peers }, (f, seq) => {
-      let rec: LogRecord;
-      try {
-        rec = decodePayload(f.buf, f.payloadStart, f.end, -f.payloadStart);
-      } catch (err) {
-        throw new StreamDecodeError(stream, seq, f.subject, err);
-      }
-      onRecord(rec, seq);
+      const rec = readRecord(trust, stream, f.subject, seq, f.buf, f.payloadStart, f.end);
+      if (rec !== null) onRecord(rec, seq);
     });
   }
   if (head !== null && (await moved())) throw new CheckpointMovedError('a checkpoint was made during the replay');
   return { records, lastSeq: state.last_seq, checkpointSeq: head?.seq ?? 0, checkpointError };
 }
 
-/** A stream message's body as the record it holds; StreamDecodeError when it holds none. */
-export function decodeMessage(stream: string, seq: number, subject: string, data: Uint8Array): LogRecord {
-  try {
-    return decodePayload(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength), 0);
-  } catch (err) {
-    throw new StreamDecodeError(stream, seq, subject, err);
-  }
-}
+/** How readStream makes a message a record (null: none, passed over). */
+export type MessageDecoder = (subject: string, seq: number, data: Uint8Array) => LogRecord | null;
 
-/** A stream message that is not a tickd record. */
-export class StreamDecodeError extends Error {
-  override readonly name = 'StreamDecodeError';
-  constructor(stream: string, seq: number, subject: string, cause: unknown) {
-    super(`stream ${stream}: message ${seq} (${subject}) is not a tickd record: ${errorText(cause)}`, { cause });
-  }
+/** The records a StreamTrust takes (quarantine.ts readMessage). */
+export function trusted(trust: StreamTrust, stream: string): MessageDecoder {
+  return (subject, seq, data) => readMessage(trust, stream, subject, seq, data);
 }
 
 /**
  * Reads the stream in order from its first message to its last at the start, decoding each
- * message as a logfile payload; `between` runs after every BATCH messages (and at the end).
- * Returns how many records were read. A missing stream throws (isStreamNotFound).
+ * message with `decode` (trusted(): a sealed record of the cluster's); `between` runs after
+ * every BATCH messages (and at the end). Returns how many messages were read. A missing
+ * stream throws (isStreamNotFound).
  */
 export async function readStream(
-  js: JetStreamClient, jsm: JetStreamManager, stream: string, visit: (rec: LogRecord, seq: number) => void, between: () => Promise<void>,
+  js: JetStreamClient, jsm: JetStreamManager, stream: string, decode: MessageDecoder, visit: (rec: LogRecord, seq: number) => void, between: () => Promise<void>,
 ): Promise<number> {
   const { state } = await jsm.streams.info(stream);
   if (state.messages === 0) return 0;
@@ -185,7 +174,8 @@ export async function readStream(
     for await (const m of messages) {
       lastAt = Date.now();
       got = { consumer: m.info.consumer, delivered: m.info.deliverySequence };
-      visit(decodeMessage(stream, m.seq, m.subject, m.data), m.seq);
+      const rec = decode(m.subject, m.seq, m.data);
+      if (rec !== null) visit(rec, m.seq);
       records++;
       if (m.seq >= state.last_seq || m.info.pending === 0) break;
       if (records % BATCH === 0) await between();

@@ -12,7 +12,7 @@
 import { DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { LogRecord } from '../engine/journal.ts';
 import type { Logger } from '../log.ts';
-import { decodeMessage } from './replay.ts';
+import { readMessage, type StreamTrust } from './quarantine.ts';
 import { nextSeqOnLeader } from './stream.ts';
 import { errorText } from '../errors.ts';
 
@@ -30,6 +30,8 @@ export interface StreamTailOptions {
   /** The last sequence already applied: the tail starts after it. */
   readonly afterSeq: number;
   readonly apply: (rec: LogRecord, seq: number) => void;
+  /** What is a record of the cluster's, and where the rest goes (quarantine.ts). */
+  readonly trust: StreamTrust;
   readonly log: Logger;
 }
 
@@ -105,7 +107,8 @@ export class StreamTail {
       for await (const m of messages) {
         if (!this.current(generation)) break;
         if (m.seq > this.appliedSeq) {
-          this.o.apply(decodeMessage(this.o.stream, m.seq, m.subject, m.data), m.seq);
+          const rec = readMessage(this.o.trust, this.o.stream, m.subject, m.seq, m.data);
+          if (rec !== null) this.o.apply(rec, m.seq);
           this.appliedSeq = m.seq;
         }
         this.lastTaken = m;

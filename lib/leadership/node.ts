@@ -5,6 +5,8 @@
 //   where it steps down               lib/leadership/node.ts     ClusterNode.stepDown(why)
 //   the leader lease                  lib/lease/lease.ts         Lease (a KV key with a TTL)
 //   where a follower forwards         lib/jetstream/forward-client.ts   ForwardClient
+//   where it hears the leader changed lib/leadership/lease-watch.ts, and lead() (ends waits
+//                                     for a dead leader's answers: ForwardClient.leaderChanged)
 //   where the leader answers those    lib/jetstream/command-server.ts   CommandServer
 //   what a node answers itself        lib/leadership/local-ops.ts       (GET /cluster)
 //   where the leader writes           lib/jetstream/journal.ts   StreamJournal (the Journal seam)
@@ -14,6 +16,9 @@
 //   where a checkpoint is made        lib/jetstream/checkpoint-make.ts, in the compaction child
 //                                     (cluster/fold-child.ts); read: lib/jetstream/checkpoint.ts
 //   removals deleted once all applied lib/jetstream/removal-deletions.ts, members.ts (the nodes bucket)
+//   what only a node can write        lib/jetstream/cluster-keys.ts (the secret), record-seal.ts,
+//                                     forward-seal.ts; the rest is quarantined: quarantine.ts,
+//                                     lib/leadership/quarantine-book.ts (tickd(8) SECURITY)
 //   start-up (connect, buckets, copy) lib/persistence/cluster-storage.ts
 //   offline: dump, import             lib/tools/dump-stream.ts, lib/tools/import.ts
 //
@@ -47,7 +52,10 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterOptions } from '../cli.ts';
 import type { ClusterView, NodeRole } from '../domain/cluster-view.ts';
 import type { Command, Reply } from '../domain/command.ts';
-import { applyRecord } from '../engine/journal.ts';
+import { applyRecord, type LogRecord } from '../engine/journal.ts';
+import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
+import { LeaseWatch } from './lease-watch.ts';
+import { QuarantineBook } from './quarantine-book.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
@@ -69,8 +77,8 @@ import { errorText } from '../errors.ts';
 const RETRY_PAUSE_MS = 500;
 /** How long a node holding the lease may take to apply the rest of the stream. */
 const CATCH_UP_MS = 10_000;
-/** How often a leader looks whether a checkpoint is due (as often as it reports itself). */
-const CHECKPOINT_CHECK_MS = REPORT_MS;
+/** How often a leader deletes what was quarantined and looks whether a checkpoint is due (as often as it reports itself). */
+const TIDY_MS = REPORT_MS;
 
 export interface NodeParts {
   readonly opts: ClusterOptions;
@@ -85,6 +93,8 @@ export interface NodeParts {
   readonly jobs: JobStore;
   readonly rules: RuleStore;
   readonly log: Logger;
+  /** The cluster's keys: what seals its records and forwarded batches (cluster-keys.ts). */
+  readonly keys: ClusterKeys;
 }
 
 /** What the primary does at each change of role. */
@@ -95,6 +105,8 @@ export interface RoleHooks {
   readonly promoted: () => void;
   /** No longer leading, before the copy is rebuilt: the engine forgets its attempts and results. */
   readonly demoted: () => void;
+  /** A stream message was quarantined (quarantine.ts): counted in a metric. */
+  readonly quarantined?: () => void;
 }
 
 export class ClusterNode {
@@ -118,14 +130,20 @@ export class ClusterNode {
   private reporter: NodeJS.Timeout | undefined;
   private lastSeq = 0;
   private leaderName: string | null = null;
+  /** Who holds the lease, as heard (lease-watch.ts): a new holder ends the waits for the old one's answers. */
+  private readonly leaseWatch: LeaseWatch;
   private readonly checkpoints: CheckpointSchedule;
+  /** Stream messages that are no record of the cluster's, kept out of the copy (quarantine.ts). */
+  private readonly quarantine: QuarantineBook;
 
   constructor(parts: NodeParts) {
     this.p = parts;
     this.log = parts.log;
     this.checkpoints = new CheckpointSchedule({ run: parts.checkpoints, cluster: parts.opts, log: parts.log });
+    this.leaseWatch = new LeaseWatch(parts.leaseKv, parts.log, () => this.forwarder.leaderChanged());
+    this.quarantine = new QuarantineBook({ keys: parts.keys, log: parts.log, counted: () => this.hooks?.quarantined?.() });
     this.forwarder = new ForwardClient({
-      nc: parts.nc, subject: forwardingSubject(parts.opts.name), log: parts.log,
+      nc: parts.nc, subject: forwardingSubject(parts.opts.name), log: parts.log, cluster: parts.opts.name, keys: parts.keys,
       noLeaderWaitMs: 2 * parts.opts.leaseTtlMs + 2_000,
       answerWaitMs: PUBLISH_DEADLINE_MS + 5_000,
     });
@@ -177,11 +195,15 @@ export class ClusterNode {
     this.reporter ??= setInterval(() => void this.report(), REPORT_MS).unref();
     this.p.members.rebuilding();
     if (!(await this.p.members.store(this.roleNow, 0))) throw new Error('this node could not report itself to the cluster before reading the stream');
-    const replay = await replayStream(nc, jsm, subjects, (rec) => applyRecord(jobs, rules, rec), empty);
+    const apply = (rec: LogRecord): void => {
+      this.quarantine.verified();
+      applyRecord(jobs, rules, rec);
+    };
+    const replay = await replayStream(nc, jsm, subjects, this.quarantine, apply, empty);
     this.checkpoints.known(replay.checkpointSeq);
     if (replay.checkpointError !== null) this.log.warn({ err: replay.checkpointError }, 'the checkpoint could not be read: the whole stream was');
     this.log.info({ records: replay.records, lastSeq: replay.lastSeq, checkpointSeq: replay.checkpointSeq }, 'stream replayed');
-    this.tail = new StreamTail({ js, jsm, stream: subjects.stream, afterSeq: replay.lastSeq, apply: (rec) => applyRecord(jobs, rules, rec), log: this.log });
+    this.tail = new StreamTail({ js, jsm, stream: subjects.stream, afterSeq: replay.lastSeq, apply, trust: this.quarantine, log: this.log });
   }
 
   /** rebuild() until it works (NATS may be unreachable for a while), or the node stops. */
@@ -203,6 +225,7 @@ export class ClusterNode {
     this.hooks = hooks;
     this.reporter ??= setInterval(() => void this.report(), REPORT_MS).unref();
     void this.report();
+    this.leaseWatch.start();
     this.loop = this.run().catch((err: unknown) => this.log.error({ err }, 'the cluster role loop failed'));
   }
 
@@ -231,6 +254,9 @@ export class ClusterNode {
     this.candidate = lease;
     try {
       await lease.acquire(() => this.stopping);
+      // Whoever led before can no longer write: what this node forwarded to it and is still
+      // waiting for is answered now (its clients' connections go on).
+      this.forwarder.leaderChanged();
       const { state } = await jsm.streams.info(subjects.stream);
       // Bounded: a tail stalled on a lost server must not hold the lease, and so the
       // cluster, without a leader. A timeout gives the lease back and rebuilds the copy.
@@ -245,14 +271,14 @@ export class ClusterNode {
       this.tenureEnded = ended;
       this.stream = new StreamJournal({
         js, jsm, subjects, lastSeq: afterSeq, writerId: holder, log: this.log, appliedByOthers: () => this.p.members.appliedByOthers(),
-        onFenced: (why) => this.stepDown(why), mayWrite: () => lease.held,
+        onFenced: (why) => this.stepDown(why), mayWrite: () => lease.held, keys: this.p.keys,
       });
       this.journal.use(this.stream);
-      this.server = new CommandServer(this.p.nc, forwardingSubject(opts.name), this.hooks!.local, this.log);
+      this.server = new CommandServer({ nc: this.p.nc, subject: forwardingSubject(opts.name), cluster: opts.name, keys: this.p.keys, run: this.hooks!.local, log: this.log });
       this.roleNow = 'leader';
       this.log.info({ role: 'leader', cause: 'took the lease', lastSeq: afterSeq }, 'role changed: leader');
       this.checkpoints.leading();
-      this.checkpointTimer = setInterval(() => this.considerCheckpoint(), CHECKPOINT_CHECK_MS).unref();
+      this.checkpointTimer = setInterval(() => this.tidyWhileLeading(), TIDY_MS).unref();
       this.hooks!.promoted();
       void this.report();
       if (lostWhy !== null || !lease.held) this.stepDown(lostWhy ?? 'lease lost: expired by our own clock');
@@ -313,14 +339,16 @@ export class ClusterNode {
       const { state } = await this.p.jsm.streams.info(this.p.subjects.stream);
       this.lastSeq = state.last_seq;
       const entry = await this.p.leaseKv.get('leader');
+      if (entry !== null) this.leaseWatch.saw(entry);
       this.leaderName = entry === null || entry.operation !== 'PUT' ? null : describeHolder(entry).node ?? null;
     } catch { /* NATS unreachable: the view says what was last known */ }
   }
 
-  /** While leading: has the cluster's checkpoint made when enough was written since the last (checkpoint-schedule.ts). */
-  private considerCheckpoint(): void {
+  /** While leading: quarantined messages deleted, and the cluster's checkpoint made when enough was written since the last (checkpoint-schedule.ts). */
+  private tidyWhileLeading(): void {
     const stream = this.stream;
     if (this.roleNow !== 'leader' || stream === null) return;
+    this.quarantine.clear(this.p.jsm, this.p.subjects.stream);
     this.checkpoints.consider(stream.lastSeq, this.p.jobs.size + this.p.rules.size, (m) => this.stream?.holdRemovals(m.removals));
   }
 
@@ -346,6 +374,7 @@ export class ClusterNode {
   async close(): Promise<void> {
     await this.handOver();
     clearInterval(this.reporter);
+    this.leaseWatch.stop();
     await this.tail?.stop();
     this.tail = null;
     await this.p.members.close();

@@ -12,6 +12,7 @@ import { errorText, StartupError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
+import { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import { connectCluster } from '../jetstream/connect.ts';
 import { Members } from '../jetstream/members.ts';
 import { ensureStream } from '../jetstream/stream.ts';
@@ -57,8 +58,17 @@ export interface ClusterStorageInputs {
 export async function openClusterStorage(inputs: ClusterStorageInputs): Promise<Storage> {
   const { opts, jobs, rules, log, stopped, checkpoints } = inputs;
   const clog = log.child({ component: 'cluster' });
+  let keys: ClusterKeys;
+  try {
+    const read = ClusterKeys.fromFile(opts.secretFile);
+    keys = read.keys;
+    if (read.warning !== null) clog.warn(read.warning);
+  } catch (err) {
+    throw new StartupError('cluster', 'ClusterError', errorText(err));
+  }
   const nc = await connectCluster({
     urls: opts.urls, credsFile: opts.credsFile, caFile: opts.caFile, name: opts.nodeName, log: clog, connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    allowUnauthenticatedNats: opts.allowUnauthenticatedNats,
   });
   let node: ClusterNode | null = null;
   try {
@@ -71,8 +81,8 @@ export async function openClusterStorage(inputs: ClusterStorageInputs): Promise<
     const js = jetstream(nc);
     clog.info('compression_interval has nothing to do in cluster mode: the stream keeps only the last record of each job and rule');
     const leaseKv = await untilJetStreamAnswers(clog, stopped, () => openLeaseBucket(nc, opts.name, opts.leaseTtlMs, opts.replicas, clog));
-    const members = await untilJetStreamAnswers(clog, stopped, () => Members.open(nc, opts.name, opts.nodeName, opts.replicas, clog));
-    const started = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, checkpoints, jobs, rules, log: clog });
+    const members = await untilJetStreamAnswers(clog, stopped, () => Members.open(nc, opts.name, opts.nodeName, opts.replicas, keys, clog));
+    const started = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, checkpoints, jobs, rules, log: clog, keys });
     node = started;
     await untilJetStreamAnswers(clog, stopped, () => started.rebuild());
     clog.info({ cluster: opts.name, node: opts.nodeName }, 'following the stream; a follower until it takes the lease');

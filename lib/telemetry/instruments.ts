@@ -34,6 +34,9 @@
 //                                                                  while the role is undecided
 //   tickd.cluster.failovers       counter            {failover}    takeovers: this node became
 //                                                                  leader after being a follower
+//   tickd.cluster.quarantined     counter            {message}     stream messages kept out of
+//                                                                  the copy: no record of the
+//                                                                  cluster's (quarantine.ts)
 import type { Attributes, Meter } from '@opentelemetry/api';
 import type { OutcomeKind } from '../domain/attempt.ts';
 import type { RunnerType } from '../domain/runner-spec.ts';
@@ -48,7 +51,7 @@ export const METRIC_NAMES = [
   'tickd.persistence.compactions',
 ] as const;
 
-export const CLUSTER_METRIC_NAMES = ['tickd.cluster.role', 'tickd.cluster.failovers'] as const;
+export const CLUSTER_METRIC_NAMES = ['tickd.cluster.role', 'tickd.cluster.failovers', 'tickd.cluster.quarantined'] as const;
 
 export const EXECUTION_METRIC_NAMES = ['tickd.execution.lateness_ms', 'tickd.execution.outcomes'] as const;
 
@@ -86,6 +89,8 @@ export interface JobInstruments {
   outcome(runner: RunnerType | 'none', kind: OutcomeKind, success: boolean): void;
   /** This node became leader after having been a follower (cluster mode). */
   tookOver(): void;
+  /** A stream message that is no record of the cluster's was quarantined (cluster mode). */
+  quarantined(): void;
 }
 
 // Shared attribute objects: no allocation per recording.
@@ -128,6 +133,7 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
     return attrs;
   };
   const failovers = meter.createCounter('tickd.cluster.failovers', { unit: '{failover}', description: 'Times this node took over as leader after having been a follower.' });
+  const quarantined = meter.createCounter('tickd.cluster.quarantined', { unit: '{message}', description: 'Stream messages this node kept out of its copy: no record of the cluster\'s (tickd(8) SECURITY).' });
   const role = sources.role;
   if (role !== undefined) {
     meter.createObservableGauge('tickd.cluster.role', { unit: '1', description: 'This node\'s cluster role: 1 leader, 0 follower.' })
@@ -149,5 +155,6 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
     lateness: (ms) => { if (Number.isFinite(ms)) lateness.record(Math.max(0, ms)); },
     outcome: (runner, kind, success) => outcomes.add(1, attrsOf(runner, kind, success)),
     tookOver: () => failovers.add(1),
+    quarantined: () => quarantined.add(1),
   };
 }

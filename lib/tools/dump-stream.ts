@@ -19,7 +19,9 @@ import { formatRecord, type DumpFormat } from '../logfile/dump-format.ts';
 import { LineSink } from '../logfile/dump-read.ts';
 import { foldRecord } from '../logfile/frames.ts';
 import { connectOffline, showUrls } from '../jetstream/connect.ts';
-import { readStream, StreamDecodeError } from '../jetstream/replay.ts';
+import { readStream, trusted } from '../jetstream/replay.ts';
+import { ClusterKeys } from '../jetstream/cluster-keys.ts';
+import type { StreamTrust } from '../jetstream/quarantine.ts';
 import { clusterSubjects } from '../jetstream/subjects.ts';
 import { errorText } from '../errors.ts';
 
@@ -34,7 +36,9 @@ export async function dumpStream(args: StreamDumpArgs, out: NodeJS.WritableStrea
   const where = showUrls(args.cluster.urls);
   const stream = clusterSubjects(args.cluster.name).stream;
   let nc: NatsConnection;
+  let keys: ClusterKeys;
   try {
+    keys = ClusterKeys.fromFile(args.cluster.secretFile).keys;
     nc = await connectOffline(args.cluster, 'tickd dump');
   } catch (e) {
     err.write(`tickd dump: ${(e as Error).message}\n`);
@@ -45,7 +49,9 @@ export async function dumpStream(args: StreamDumpArgs, out: NodeJS.WritableStrea
   const show = (rec: LogRecord) => sink.line(formatRecord(rec, args.format));
   const visit = latest === null ? show : (rec: LogRecord) => foldRecord(latest, rec, () => rec);
   try {
-    await readStream(jetstream(nc), await jetstreamManager(nc), stream, visit, () => sink.flush());
+    // Messages that are no record of the cluster's (quarantine.ts) are named on stderr, never printed as records.
+    const trust: StreamTrust = { keys, quarantined: (q) => err.write(`tickd dump: quarantined: message ${q.seq} (${q.subject}): ${q.why}\n`) };
+    await readStream(jetstream(nc), await jetstreamManager(nc), stream, trusted(trust, stream), visit, () => sink.flush());
     if (latest !== null) {
       for (const rec of latest.values()) show(rec);
       await sink.flush();
@@ -54,7 +60,6 @@ export async function dumpStream(args: StreamDumpArgs, out: NodeJS.WritableStrea
   } catch (e) {
     await sink.flush();
     const text = isStreamNotFound(e) ? `no stream ${stream} on NATS at ${where} (--cluster-name ${args.cluster.name})`
-      : e instanceof StreamDecodeError ? e.message
       : `reading stream ${stream} on NATS at ${where}: ${errorText(e)}`;
     err.write(`tickd dump: ${text}\n`);
     return 1;

@@ -17,7 +17,7 @@ import { followLogfile } from '../logfile/dump-follow.ts';
 import { LineSink, readRange } from '../logfile/dump-read.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { LogfileCorruptError } from '../logfile/replay.ts';
-import { CLUSTER_CONNECTION_OPTIONS, parseArgsOrUsage, parseCluster, type ClusterOptions } from '../cli.ts';
+import { CLUSTER_CONNECTION_OPTIONS, parseArgsOrUsage, parseCluster, SECRET_REQUIRED, type ClusterOptions } from '../cli.ts';
 
 export const DUMP_USAGE = 'Usage: tickd dump LOGFILE [--format text|json] [--compact] [--follow]\n'
   + '       tickd dump --cluster URL[,URL...] [--cluster-name NAME] [--cluster-creds FILE] [--cluster-ca FILE]\n'
@@ -59,6 +59,7 @@ function parseDumpArgs(argv: readonly string[]): DumpArgs | string {
   }
   const format = values.format ?? 'text';
   if (format !== 'text' && format !== 'json') return `--format must be text or json, got "${format}"`;
+  if (cluster !== null && cluster.secretFile === null) return SECRET_REQUIRED;
   return { source: cluster ?? positionals[0]!, format, compact: values.compact === true, follow: values.follow === true };
 }
 

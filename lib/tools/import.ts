@@ -28,7 +28,7 @@ import { open } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { CLUSTER_CONNECTION_OPTIONS, parseArgsOrUsage, parseCluster, type ClusterOptions } from '../cli.ts';
+import { CLUSTER_CONNECTION_OPTIONS, parseArgsOrUsage, parseCluster, SECRET_REQUIRED, type ClusterOptions } from '../cli.ts';
 import { errorText, StartupError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
 import type { LogRecord } from '../engine/journal.ts';
@@ -38,12 +38,15 @@ import { LogfileCorruptError, scanFile } from '../logfile/replay.ts';
 import { isStreamNotFound } from '../jetstream/api-errors.ts';
 import { connectOffline, showUrls } from '../jetstream/connect.ts';
 import { checkpointNames } from '../jetstream/checkpoint.ts';
+import { ClusterKeys } from '../jetstream/cluster-keys.ts';
+import { resealStream } from './reseal.ts';
 import { StreamJournal } from '../jetstream/journal.ts';
 import { ensureStream } from '../jetstream/stream.ts';
 import { clusterSubjects } from '../jetstream/subjects.ts';
 
 export const IMPORT_USAGE = 'Usage: tickd import LOGFILE --cluster URL[,URL...] [--cluster-name NAME] [--cluster-creds FILE]\n'
-  + '                    [--cluster-ca FILE] [--cluster-replicas N]\n';
+  + '                    [--cluster-ca FILE] [--cluster-replicas N] --cluster-secret-file FILE\n'
+  + '       tickd import --reseal BACKUP --cluster URL[,URL...] ... (an older tickd\'s stream, sealed anew)\n';
 
 /** Publishes in flight at once. */
 const WINDOW = 1_000;
@@ -51,6 +54,8 @@ const WINDOW = 1_000;
 interface ImportArgs {
   readonly path: string;
   readonly cluster: ClusterOptions;
+  /** `path` is the backup the stream's own records go to, then come from (reseal.ts). */
+  readonly reseal: boolean;
 }
 
 function parseImportArgs(argv: readonly string[]): ImportArgs | string {
@@ -58,7 +63,7 @@ function parseImportArgs(argv: readonly string[]): ImportArgs | string {
     args: argv,
     allowPositionals: true,
     options: {
-      ...CLUSTER_CONNECTION_OPTIONS, 'cluster-replicas': { type: 'string' },
+      ...CLUSTER_CONNECTION_OPTIONS, 'cluster-replicas': { type: 'string' }, reseal: { type: 'boolean' },
     },
   });
   if (typeof parsed === 'string') return parsed;
@@ -67,7 +72,8 @@ function parseImportArgs(argv: readonly string[]): ImportArgs | string {
   const cluster = parseCluster(values);
   if (typeof cluster === 'string') return cluster;
   if (cluster === null) return 'missing --cluster URL[,URL...]';
-  return { path: positionals[0]!, cluster };
+  if (cluster.secretFile === null) return SECRET_REQUIRED;
+  return { path: positionals[0]!, cluster, reseal: values.reseal === true };
 }
 
 class ImportError extends Error {}
@@ -112,9 +118,12 @@ export async function runImport(argv: string[], out: NodeJS.WritableStream, err:
   }
   let nc: NatsConnection | null = null;
   try {
-    const records = await readHistory(args.path, err);
+    const { keys } = ClusterKeys.fromFile(args.cluster.secretFile);
+    if (args.reseal && (await exists(args.path))) throw new ImportError(`${args.path} exists: --reseal writes a new backup there`);
+    const history = args.reseal ? null : await readHistory(args.path, err);
     nc = await connectOffline(args.cluster, 'tickd import');
-    const summary = await publishAll(nc, args.cluster, records);
+    const records = history ?? (await resealStream(nc, args.cluster, keys, args.path, err));
+    const summary = await publishAll(nc, args.cluster, keys, records);
     out.write(`imported ${records.length} records (${count(summary.jobs, 'job')}, ${count(summary.rules, 'rule')}) from ${args.path} into stream ${summary.stream} at ${showUrls(args.cluster.urls)}: last sequence ${summary.lastSeq}, ${count(summary.replicas, 'replica')}\n`);
     return 0;
   } catch (e) {
@@ -135,7 +144,7 @@ interface Summary {
   readonly replicas: number;
 }
 
-async function publishAll(nc: NatsConnection, cluster: ClusterOptions, records: readonly LogRecord[]): Promise<Summary> {
+async function publishAll(nc: NatsConnection, cluster: ClusterOptions, keys: ClusterKeys, records: readonly LogRecord[]): Promise<Summary> {
   const subjects = clusterSubjects(cluster.name);
   const where = `stream ${subjects.stream} at ${showUrls(cluster.urls)}`;
   const jsm = await jetstreamManager(nc);
@@ -148,7 +157,7 @@ async function publishAll(nc: NatsConnection, cluster: ClusterOptions, records: 
   await jsm.streams.delete(checkpointNames(cluster.name).stream).catch((e: unknown) => { if (!isStreamNotFound(e)) throw e; });
   const journal = new StreamJournal({
     js: jetstream(nc), jsm, subjects, lastSeq: state.last_seq, writerId: `import/${hostname()}/${process.pid}/${randomUUID()}`,
-    log: silentLogger(), onFenced: () => {},
+    log: silentLogger(), onFenced: () => {}, keys,
   });
   let done = 0;
   try {

@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { Daemon, type ConfigTree } from './daemon.ts';
 import type { NatsCluster } from './nats.ts';
+import { testSecretFile } from './cluster-secret.ts';
 import { tempDir } from './tmp.ts';
 
 export interface NodeSpec {
@@ -16,7 +17,7 @@ export interface NodeSpec {
 
 export function nodeArgs(nats: NatsCluster, spec: NodeSpec): string[] {
   return [
-    '--cluster', nats.urls, '--cluster-name', spec.cluster, '--node-name', spec.name,
+    '--cluster', nats.urls, '--cluster-name', spec.cluster, '--node-name', spec.name, '--cluster-secret-file', testSecretFile(),
     '--cluster-replicas', String(nats.servers.length), '--lease-ttl', spec.ttl ?? '3s', ...(spec.extra ?? []),
   ];
 }

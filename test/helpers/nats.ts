@@ -2,8 +2,8 @@
 // routed on loopback, each with JetStream on and its own store directory, on free ports. They
 // never touch the shared server at 4222. Under CI=true a missing nats-server fails the test;
 // elsewhere the test is skipped with a message naming it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { connect as natsConnect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
@@ -197,4 +197,131 @@ const clients = new Set<NatsConnection>();
 
 export async function closeNatsClients(): Promise<void> {
   await Promise.all([...clients].map((nc) => nc.close().catch(() => undefined)));
+}
+
+/** TLS files for servers on loopback (etc/nats/nats-server.conf's names, in one directory). */
+export interface TlsFiles {
+  readonly dir: string;
+  /** The authority's certificate (tickd's --cluster-ca). */
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
+}
+
+/**
+ * A certificate authority and a certificate it signed for IP:127.0.0.1 and DNS:localhost, for
+ * serverAuth and clientAuth (a route presents it as a client certificate), made by openssl as
+ * etc/nats/nats-server.conf's comment makes them; ca-key.pem stays beside them.
+ */
+export function makeTlsFiles(dir: string = tempDir('tickd-nats-tls-'), caName = 'tickd NATS CA'): TlsFiles {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  const steps: string[][] = [
+    ['req', '-x509', ...ec, '-days', '30', '-subj', `/CN=${caName}`, '-keyout', 'ca-key.pem', '-out', 'ca.pem',
+      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
+    ['req', ...ec, '-subj', '/CN=localhost', '-keyout', 'server-key.pem', '-out', 'server.csr'],
+    ['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-days', '30',
+      '-extfile', 'server.ext', '-out', 'server.pem'],
+  ];
+  writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n');
+  for (const args of steps) {
+    const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`openssl ${args.slice(0, 2).join(' ')} failed: ${r.error?.message ?? r.stderr}`);
+  }
+  return { dir, ca: join(dir, 'ca.pem'), cert: join(dir, 'server.pem'), key: join(dir, 'server-key.pem') };
+}
+
+/** `text` with `from` replaced; throws when it is not there (the sample changed under the test). */
+export function rewriteConf(text: string, from: RegExp, to: string): string {
+  if (!from.test(text)) throw new Error(`the configuration has nothing matching ${from}`);
+  return text.replace(from, to);
+}
+
+/** The sample's TLS file paths (/etc/nats/tls/...) pointed at `tls`'s directory. */
+export function sampleWithTls(sample: string, tls: TlsFiles): string {
+  return rewriteConf(sample, /\/etc\/nats\/tls\//g, `${tls.dir}/`);
+}
+
+/** Where three copies of the sample run on loopback. */
+export interface SampleLayout {
+  readonly dir: string;
+  readonly clientPorts: readonly number[];
+  readonly routePorts: readonly number[];
+  readonly tls: TlsFiles;
+}
+
+/**
+ * The sample, rewritten for server `i` (0, 1, 2) of three on loopback: its server_name, its
+ * own ports for clients and routes, its store directory, no HTTP monitoring, the routes to
+ * the three loopback servers and the TLS files of layout.tls. Users, permissions and TLS
+ * settings stay the sample's.
+ */
+export function sampleOnLoopback(sample: string, i: number, layout: SampleLayout): string {
+  let conf = rewriteConf(sample, /^server_name: n1$/m, `server_name: n${i + 1}`);
+  conf = rewriteConf(conf, /^listen: 0\.0\.0\.0:4222$/m, `listen: 127.0.0.1:${layout.clientPorts[i]}`);
+  conf = rewriteConf(conf, /^http: .*$/m, '');
+  conf = rewriteConf(conf, /^(\s*)store_dir: \/var\/lib\/nats$/m, `$1store_dir: ${join(layout.dir, `n${i + 1}`)}`);
+  conf = rewriteConf(conf, /^(\s*)listen: 0\.0\.0\.0:6222$/m, `$1listen: 127.0.0.1:${layout.routePorts[i]}`);
+  for (const [k, port] of layout.routePorts.entries()) {
+    conf = rewriteConf(conf, new RegExp(`nats-route://n${k + 1}\\.example\\.net:6222`), `nats-route://127.0.0.1:${port}`);
+  }
+  return sampleWithTls(conf, layout.tls);
+}
+
+/** Three copies of a sample configuration running on loopback (startSampleCluster). */
+export interface SampleCluster extends SampleLayout {
+  readonly procs: ChildProcess[];
+  /** The last of each server's log (stderr). */
+  readonly logs: string[];
+  /** The client URLs, tls://[userinfo@]127.0.0.1:port, as --cluster takes them. */
+  urls(userinfo?: string): string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts three servers from `sample` (sampleOnLoopback), each with its own ports, store
+ * directory and configuration file; waits until each listens (not for JetStream). TLS files
+ * come from makeTlsFiles unless given.
+ */
+export async function startSampleCluster(bin: string, sample: string, tls: TlsFiles = makeTlsFiles()): Promise<SampleCluster> {
+  const dir = tempDir('tickd-nats-sample-');
+  const clientPorts = await Promise.all([1, 2, 3].map(() => freePort()));
+  const routePorts = await Promise.all([1, 2, 3].map(() => freePort()));
+  const layout: SampleLayout = { dir, clientPorts, routePorts, tls };
+  const procs: ChildProcess[] = [];
+  const logs = ['', '', ''];
+  const stop = async (): Promise<void> => {
+    await Promise.all(procs.map((p) => new Promise<void>((resolve) => {
+      if (p.exitCode !== null || p.signalCode !== null) return resolve();
+      p.once('exit', () => resolve());
+      p.kill('SIGKILL');
+    })));
+  };
+  try {
+    for (let i = 0; i < 3; i++) {
+      const file = join(dir, `n${i + 1}.conf`);
+      writeFileSync(file, sampleOnLoopback(sample, i, layout));
+      const proc = spawn(bin, ['-c', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+      running.add(proc);
+      proc.once('exit', () => running.delete(proc));
+      proc.stderr!.setEncoding('utf8');
+      proc.stderr!.on('data', (c: string) => { logs[i] = (logs[i] + c).slice(-20_000); });
+      procs.push(proc);
+    }
+    // Each listens for clients and for routes (a port taken meanwhile ends it: said here).
+    const deadline = Date.now() + 10_000;
+    for (const [i, port] of clientPorts.entries()) {
+      while (!/Listening for route connections/.test(logs[i]!) || !(await accepts(port))) {
+        if (procs[i]!.exitCode !== null) throw new Error(`nats-server n${i + 1} exited: ${logs[i]}`);
+        if (Date.now() > deadline) throw new Error(`nats-server n${i + 1} did not listen: ${logs[i]}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    ...layout, procs, logs, stop,
+    urls: (userinfo) => clientPorts.map((p) => `tls://${userinfo === undefined ? '' : `${userinfo}@`}127.0.0.1:${p}`),
+  };
 }

@@ -14,7 +14,7 @@ import { LineClient, waitFor } from '../helpers/client.ts';
 import { requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import type { ClusterOptions } from '../../lib/cli.ts';
-import { checkpointNames, readHead, writeCheckpoint } from '../../lib/jetstream/checkpoint.ts';
+import { checkpointNames, readHead, sealHead, writeCheckpoint } from '../../lib/jetstream/checkpoint.ts';
 import { makeCheckpoint } from '../../lib/jetstream/checkpoint-make.ts';
 import { runImport } from '../../lib/tools/import.ts';
 import { connectCluster } from '../../lib/jetstream/connect.ts';
@@ -23,6 +23,7 @@ import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
 import type { LogRecord } from '../../lib/engine/journal.ts';
 import { encodeRecord } from '../../lib/logfile/codec.ts';
 import { silentLogger } from '../../lib/log.ts';
+import { publishSealed, testKeys, testSecretFile, testTrust } from '../helpers/cluster-secret.ts';
 
 const NAME = 'cp';
 const subjects = clusterSubjects(NAME);
@@ -35,7 +36,7 @@ function job(id: string, execution: bigint, status: 'planned' | 'executed' = 'pl
 /** The state a replay builds: each entry's last record, removed ones gone. */
 async function replayed(nc: NatsConnection, jsm: JetStreamManager, restart?: () => void): Promise<{ state: Map<string, string>; checkpointSeq: number; records: number }> {
   const state = new Map<string, string>();
-  const r = await replayStream(nc, jsm, subjects, (rec) => {
+  const r = await replayStream(nc, jsm, subjects, testTrust(), (rec) => {
     if (rec.t === 'job') state.set(`j:${rec.job.id}`, `${rec.job.execution} ${rec.job.status}`);
     else if (rec.t === 'rule') state.set(`r:${rec.rule.id}`, rec.rule.pattern);
     else state.delete(`${rec.t === 'job.removed' ? 'j' : 'r'}:${rec.id}`);
@@ -53,10 +54,10 @@ describe('cluster checkpoints', function () {
 
   before(async function () {
     nats = await startNats(requireNatsServer(this), 1);
-    nc = await connectCluster({ urls: nats.urls.split(','), credsFile: null, caFile: null, name: 'cp-test', log: silentLogger(), connectTimeoutMs: 10_000 });
+    nc = await connectCluster({ urls: nats.urls.split(','), credsFile: null, caFile: null, name: 'cp-test', log: silentLogger(), connectTimeoutMs: 10_000, allowUnauthenticatedNats: false });
     jsm = await jetstreamManager(nc);
     js = jetstream(nc);
-    opts = { urls: nats.urls.split(','), credsFile: null, caFile: null, name: NAME, nodeName: 'n1', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 1 };
+    opts = { urls: nats.urls.split(','), credsFile: null, caFile: null, name: NAME, nodeName: 'n1', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 1, secretFile: testSecretFile(), allowUnauthenticatedNats: false };
   });
   after(async () => {
     await nc?.close();
@@ -69,7 +70,7 @@ describe('cluster checkpoints', function () {
 
   const publish = async (rec: LogRecord): Promise<number> => {
     const subject = rec.t === 'job' ? subjects.job(rec.job.id) : rec.t === 'rule' ? subjects.rule(rec.rule.id) : rec.t === 'job.removed' ? subjects.job(rec.id) : subjects.rule(rec.id);
-    return (await js.publish(subject, encodeRecord(rec).subarray(4))).seq;
+    return publishSealed(js, jsm, subjects.stream, subject, rec);
   };
   const makeStream = () => jsm.streams.add({ name: subjects.stream, subjects: [subjects.all], max_msgs_per_subject: 1 });
 
@@ -87,7 +88,7 @@ describe('cluster checkpoints', function () {
     const made = await makeCheckpoint(opts);
     expect(made, 'two messages were replaced: a.7 by its removal, a.8 by its new state').to.include({ seq: 3003, records: 3000, read: 3001 });
     expect(made!.removals).to.deep.equal([removedAt]);
-    const { head } = await readHead(jsm, names, (await jsm.streams.info(subjects.stream)).created);
+    const { head } = await readHead(jsm, names, (await jsm.streams.info(subjects.stream)).created, testKeys);
     expect(head!.chunks).to.be.greaterThan(1);
     const fromCheckpoint = await replayed(nc, jsm);
     expect(fromCheckpoint.checkpointSeq).to.equal(3003);
@@ -115,7 +116,7 @@ describe('cluster checkpoints', function () {
     expect(await makeCheckpoint(opts), 'nothing new').to.equal(null);
     // Only the last checkpoint's chunks and head are left.
     const cp = await jsm.streams.info(names.stream);
-    const { head: last } = await readHead(jsm, names, (await jsm.streams.info(subjects.stream)).created);
+    const { head: last } = await readHead(jsm, names, (await jsm.streams.info(subjects.stream)).created, testKeys);
     expect(cp.state.messages).to.equal(last!.chunks + 1);
   });
 
@@ -138,12 +139,12 @@ describe('cluster checkpoints', function () {
     await makeStream();
     await publish(job('x', 1n));
     const created = (await jsm.streams.info(subjects.stream)).created;
-    const none = await readHead(jsm, names, created);
+    const none = await readHead(jsm, names, created, testKeys);
     expect(none).to.deep.equal({ head: null, rev: 0 });
     await makeCheckpoint(opts);
-    const stale = await writeCheckpoint(js, jsm, names, { seq: 1, created }, none, { chunks: (async function* () { yield Buffer.from(encodeRecord(job('x', 1n))); })(), records: 1 });
+    const stale = await writeCheckpoint(js, jsm, names, testKeys, { seq: 1, created }, none, { chunks: (async function* () { yield Buffer.from(encodeRecord(job('x', 1n))); })(), records: 1 });
     expect(stale).to.equal(null);
-    const { head } = await readHead(jsm, names, created);
+    const { head } = await readHead(jsm, names, created, testKeys);
     expect((await jsm.streams.info(names.stream)).state.messages).to.equal(head!.chunks + 1);
   });
 
@@ -166,23 +167,23 @@ describe('cluster checkpoints', function () {
     await makeCheckpoint(opts);
     // Its one chunk replaced by bytes that are no record (a damaged store, a foreign writer).
     const created = (await jsm.streams.info(subjects.stream)).created;
-    const { head } = await readHead(jsm, names, created);
+    const { head } = await readHead(jsm, names, created, testKeys);
     await jsm.streams.purge(names.stream, { filter: names.chunks(head!.id) });
     const chunk = Buffer.alloc(head!.bytes, 0xff);
     const at = (await js.publish(names.chunk(head!.id, 0), chunk)).seq;
-    await js.publish(names.head, JSON.stringify({ ...head, seqs: [at], first: at, last: at }));
+    await js.publish(names.head, JSON.stringify(sealHead(testKeys, { ...head!, seqs: [at], first: at, last: at })));
     let restarts = 0;
     const r = await replayed(nc, jsm, () => restarts++);
     expect(restarts).to.equal(1);
     expect(r.checkpointSeq).to.equal(0);
     expect(r.state.size).to.equal(19);
     expect(r.state.has('j:d.3')).to.equal(false);
-    expect((await replayStream(nc, jsm, subjects, () => {})).checkpointError).to.match(/frame length|does not decode/);
+    expect((await replayStream(nc, jsm, subjects, testTrust(), () => {})).checkpointError).to.match(/frame length|does not decode/);
     // Its chunks gone, the head unchanged (a head stored while its maker saw a timeout, a
     // lost replica): no amount of reading again helps, the whole stream is read.
-    const { head: damaged } = await readHead(jsm, names, created);
+    const { head: damaged } = await readHead(jsm, names, created, testKeys);
     for (const seq of damaged!.seqs) await jsm.streams.deleteMessage(names.stream, seq);
-    const lost = await replayStream(nc, jsm, subjects, () => {});
+    const lost = await replayStream(nc, jsm, subjects, testTrust(), () => {});
     expect(lost, '19 jobs and the removal of d.3').to.include({ checkpointSeq: 0, records: 20 });
     expect(lost.checkpointError).to.match(/read 0 of its 1 chunks/);
     // The next checkpoint, unable to build on it, is made from the whole stream.
@@ -227,9 +228,9 @@ describe('cluster checkpoints', function () {
       const failing = { publish: (subject: string, data: Uint8Array) => (n++ === 3 ? Promise.reject(new Error('no answer')) : js.publish(subject, data)) } as unknown as JetStreamClient;
       const frame = Buffer.from(encodeRecord(job('c', 1n)));
       const chunks = (async function* () { for (let i = 0; i < 20; i++) yield frame; })();
-      const base = await readHead(jsm, names, created);
+      const base = await readHead(jsm, names, created, testKeys);
       let failed: unknown = null;
-      await writeCheckpoint(failing, jsm, names, { seq: 1, created }, base, { chunks, records: 20 }).catch((err: unknown) => { failed = err; });
+      await writeCheckpoint(failing, jsm, names, testKeys, { seq: 1, created }, base, { chunks, records: 20 }).catch((err: unknown) => { failed = err; });
       expect(String(failed)).to.match(/no answer/);
       await new Promise((r) => setTimeout(r, 50)); // unhandled rejections are reported after a turn
       expect(unhandled).to.deep.equal([]);
@@ -251,8 +252,8 @@ describe('cluster checkpoints', function () {
     writeFileSync(logfile, Buffer.concat([encodeRecord(job('imported.1', 5n))]));
     const out: string[] = [];
     const sink = { write: (t: string) => out.push(t) } as unknown as NodeJS.WritableStream;
-    expect(await runImport([logfile, '--cluster', nats.urls, '--cluster-name', NAME], sink, sink), out.join('')).to.equal(0);
-    expect((await readHead(jsm, names, (await jsm.streams.info(subjects.stream)).created)).rev, 'the old head').to.equal(0);
+    expect(await runImport([logfile, '--cluster', nats.urls, '--cluster-name', NAME, '--cluster-secret-file', testSecretFile()], sink, sink), out.join('')).to.equal(0);
+    expect((await readHead(jsm, names, (await jsm.streams.info(subjects.stream)).created, testKeys)).rev, 'the old head').to.equal(0);
     const after = await replayed(nc, jsm);
     expect([...after.state.keys()]).to.deep.equal(['j:imported.1']);
   });
@@ -279,7 +280,7 @@ describe('cluster checkpoints', function () {
   });
 
   it('the leader has one made once enough is written, deletes removals only once one covers them, and a restart starts from it', async () => {
-    const args = ['--cluster', nats.urls, '--cluster-name', NAME, '--node-name', 'n-test', '--cluster-replicas', '1', '--lease-ttl', '1s', '--checkpoint-records', '50'];
+    const args = ['--cluster', nats.urls, '--cluster-name', NAME, '--node-name', 'n-test', '--cluster-replicas', '1', '--lease-ttl', '1s', '--checkpoint-records', '50', '--cluster-secret-file', testSecretFile()];
     const dir = tempDir();
     let daemon = await Daemon.start({ args, dir, readyTimeoutMs: 30_000 });
     try {
@@ -293,7 +294,7 @@ describe('cluster checkpoints', function () {
       await send(Array.from({ length: 5 }, (_, i) => `REMOVE k.${i}`));
       // 45 records, fewer than 50: no checkpoint yet, so the removals stay in the stream.
       const created = (await jsm.streams.info(subjects.stream)).created;
-      expect((await readHead(jsm, names, created)).head).to.equal(null);
+      expect((await readHead(jsm, names, created, testKeys)).head).to.equal(null);
       expect((await jsm.streams.info(subjects.stream)).state.messages).to.equal(40);
       await send(Array.from({ length: 20 }, (_, i) => `SET k.${40 + i} 4000000000000000000`));
       const made = await daemon.waitForLog((r) => r['msg'] === 'checkpoint made', 15_000);

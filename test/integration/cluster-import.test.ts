@@ -12,12 +12,13 @@ import { join } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { LogRecord } from '../../lib/engine/journal.ts';
 import { encodeRecord } from '../../lib/logfile/codec.ts';
-import { readStream } from '../../lib/jetstream/replay.ts';
+import { readStream, trusted } from '../../lib/jetstream/replay.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
 import { Daemon, runTickd } from '../helpers/daemon.ts';
 import { closeNatsClients, connectNats, freePort, requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { FAR_FUTURE_NS, logfileDaemon, logfileOf, snapshot } from './logfile-helpers.ts';
+import { publishSealed, testSecretFile, testTrust } from '../helpers/cluster-secret.ts';
 
 const FAR = FAR_FUTURE_NS;
 const BIG = FAR_FUTURE_NS + 123_456_789n; // above 2^53: must stay exact
@@ -77,8 +78,8 @@ describe('cluster mode: tickd import and tickd dump --cluster', function () {
     const jsm = await jetstreamManager(await connectNats(url));
     return (await jsm.streams.info(name)).state;
   };
-  const importLog = (path: string, name: string) => runTickd(['import', path, '--cluster', url, '--cluster-name', name, '--cluster-replicas', '1']);
-  const dumpStream = (name: string, ...more: string[]) => runTickd(['dump', '--cluster', url, '--cluster-name', name, ...more]);
+  const importLog = (path: string, name: string) => runTickd(['import', path, '--cluster', url, '--cluster-name', name, '--cluster-replicas', '1', '--cluster-secret-file', testSecretFile()]);
+  const dumpStream = (name: string, ...more: string[]) => runTickd(['dump', '--cluster', url, '--cluster-name', name, '--cluster-secret-file', testSecretFile(), ...more]);
 
   it('a logfile imported into a new stream dumps as the logfile\'s compacted dump, in the same order', async () => {
     const dir = tempDir();
@@ -116,7 +117,7 @@ describe('cluster mode: tickd import and tickd dump --cluster', function () {
 
     // A daemon on the stream sees what a daemon on the logfile sees.
     const onStream = await Daemon.start({
-      args: ['--cluster', url, '--cluster-name', 'imp1', '--node-name', 'n-imp', '--cluster-replicas', '1', '--lease-ttl', '1s'],
+      args: ['--cluster', url, '--cluster-name', 'imp1', '--node-name', 'n-imp', '--cluster-replicas', '1', '--lease-ttl', '1s', '--cluster-secret-file', testSecretFile()],
       dir: tempDir(), readyTimeoutMs: 20_000,
     });
     const clusterView = await snapshot(onStream.tcp).finally(() => onStream.stop());
@@ -181,8 +182,9 @@ describe('cluster mode: tickd import and tickd dump --cluster', function () {
     const nc = await connectNats(url);
     const jsm = await jetstreamManager(nc);
     const subject = clusterSubjects('imp4').job('imp.a_b.c_d');
-    const ack = await jetstream(nc).publish(subject, encodeRecord({ t: 'job.removed', id: 'imp.a_b.c_d' }).subarray(4), { expect: { lastSequence: 4 } });
-    await jsm.streams.deleteMessage('imp4', ack.seq, false);
+    const seq = await publishSealed(jetstream(nc), jsm, 'imp4', subject, { t: 'job.removed', id: 'imp.a_b.c_d' });
+    expect(seq).to.equal(5);
+    await jsm.streams.deleteMessage('imp4', seq, false);
     expect(await streamState('imp4')).to.deep.include({ messages: 3, last_seq: 5 });
     const started = Date.now();
     const r = await dumpStream('imp4');
@@ -199,20 +201,20 @@ describe('cluster mode: tickd import and tickd dump --cluster', function () {
     const js = jetstream(nc);
     await jsm.streams.add({ name: 'imp5', subjects: ['imp5.>'], max_msgs_per_subject: 1, num_replicas: 1 });
     const seqs: number[] = [];
-    for (const id of ['v1', 'v2']) seqs.push((await js.publish(clusterSubjects('imp5').job(id), encodeRecord(job(id, FAR)).subarray(4))).seq);
+    for (const id of ['v1', 'v2']) seqs.push(await publishSealed(js, jsm, 'imp5', clusterSubjects('imp5').job(id), job(id, FAR)));
     const stale = await jsm.streams.info('imp5');
     for (const seq of seqs) await jsm.streams.deleteMessage('imp5', seq);
     const looksStale = { streams: { info: () => Promise.resolve(stale) } } as unknown as JetStreamManager;
     const seen: number[] = [];
-    expect(await readStream(js, looksStale, 'imp5', (_rec, seq) => seen.push(seq), () => Promise.resolve())).to.equal(0);
+    expect(await readStream(js, looksStale, 'imp5', trusted(testTrust(), 'imp5'), (_rec, seq) => seen.push(seq), () => Promise.resolve())).to.equal(0);
     expect(seen).to.deep.equal([]);
   });
 
   it('unreachable NATS, a missing stream and a corrupt logfile exit 1 with one line naming them', async () => {
     const port = await freePort();
     const [dump, imp, missing] = await Promise.all([
-      runTickd(['dump', '--cluster', `nats://user:s3cret@127.0.0.1:${port}`]),
-      runTickd(['import', join(tempDir(), 'absent-is-read-first'), '--cluster', `nats://127.0.0.1:${port}`]),
+      runTickd(['dump', '--cluster', `nats://user:s3cret@127.0.0.1:${port}`, '--cluster-secret-file', testSecretFile()]),
+      runTickd(['import', join(tempDir(), 'absent-is-read-first'), '--cluster', `nats://127.0.0.1:${port}`, '--cluster-secret-file', testSecretFile()]),
       dumpStream('nosuch'),
     ]);
     expect(dump.code).to.equal(1);
@@ -222,7 +224,7 @@ describe('cluster mode: tickd import and tickd dump --cluster', function () {
     expect(imp.stderr).to.match(/^tickd import: cannot read .*absent-is-read-first: ENOENT[^\n]*\n$/);
     const path = logfileOf(tempDir());
     writeLog(path, HISTORY);
-    const unreachable = await runTickd(['import', path, '--cluster', `nats://127.0.0.1:${port}`]);
+    const unreachable = await runTickd(['import', path, '--cluster', `nats://127.0.0.1:${port}`, '--cluster-secret-file', testSecretFile()]);
     expect(unreachable.code).to.equal(1);
     expect(unreachable.stderr).to.match(new RegExp(`^tickd import: cannot connect to NATS at nats://127\\.0\\.0\\.1:${port}: [^\\n]+\\n$`));
     expect(missing.code).to.equal(1);

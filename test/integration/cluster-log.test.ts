@@ -17,11 +17,12 @@ import { scanStream } from '../../lib/jetstream/wire/stream-scan.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
 import { encodeRecord } from '../../lib/logfile/codec.ts';
 import { silentLogger } from '../../lib/log.ts';
+import { publishSealed, testSecretFile, testTrust } from '../helpers/cluster-secret.ts';
 
 const TTL = '1s';
 
 function clusterArgs(nats: NatsCluster, extra: string[] = []): string[] {
-  return ['--cluster', nats.urls, '--cluster-name', 'c1', '--node-name', 'n-test', '--cluster-replicas', String(nats.servers.length), '--lease-ttl', TTL, ...extra];
+  return ['--cluster', nats.urls, '--cluster-name', 'c1', '--node-name', 'n-test', '--cluster-replicas', String(nats.servers.length), '--lease-ttl', TTL, '--cluster-secret-file', testSecretFile(), ...extra];
 }
 
 /** Waits until every stream in `names` has a leader that answers (stream info). */
@@ -133,20 +134,20 @@ describe('cluster mode: the log on a JetStream stream', function () {
   it('the replay reads every message once, in ranges read in parallel, with messages deleted (the last one too), and leaves no consumer', async () => {
     nats = await startNats(bin, 3);
     // Made as the daemon makes it: the replay opens its own connection the same way.
-    const nc = await connectCluster({ urls: nats.urls.split(','), credsFile: null, caFile: null, name: 'scan-test', log: silentLogger(), connectTimeoutMs: 10_000 });
+    const nc = await connectCluster({ urls: nats.urls.split(','), credsFile: null, caFile: null, name: 'scan-test', log: silentLogger(), connectTimeoutMs: 10_000, allowUnauthenticatedNats: false });
     try {
       const jsm = await jetstreamManager(nc, { checkAPI: false });
       const js = jetstream(nc);
       const subjects = clusterSubjects('scan');
       const add = () => jsm.streams.add({ name: 'scan', subjects: [subjects.all], max_msgs_per_subject: 1, num_replicas: 3 });
       await waitFor(() => add().then(() => true, () => false), 20_000, 'an R3 stream (the NATS cluster elects its leader first)');
-      for (let i = 1; i <= 40; i++) await js.publish(subjects.job(`j.${i}`), encodeRecord({ t: 'job', job: { id: `j.${i}`, execution: BigInt(i), status: 'planned' } }).subarray(4));
+      for (let i = 1; i <= 40; i++) await publishSealed(js, jsm, 'scan', subjects.job(`j.${i}`), { t: 'job', job: { id: `j.${i}`, execution: BigInt(i), status: 'planned' } });
       // Gone: a run inside a range, the whole range 21-30 of the 5-range read below, the last.
       const gone = [5, 6, 7, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 40];
       for (const seq of gone) await jsm.streams.deleteMessage('scan', seq);
       const kept = Array.from({ length: 40 }, (_, i) => i + 1).filter((seq) => !gone.includes(seq));
       const replayed: number[] = [];
-      const replay = await replayStream(nc, jsm, subjects, (rec, seq) => { if (rec.t === 'job' && rec.job.id === `j.${seq}`) replayed.push(seq); });
+      const replay = await replayStream(nc, jsm, subjects, testTrust(), (rec, seq) => { if (rec.t === 'job' && rec.job.id === `j.${seq}`) replayed.push(seq); });
       expect(replay).to.deep.equal({ records: kept.length, lastSeq: 40, checkpointSeq: 0, checkpointError: null });
       expect(replayed).to.deep.equal(kept);
       // Read as a stale view would (last 50): the range 41-50 finds nothing and ends by asking.
@@ -277,8 +278,9 @@ describe('cluster mode: the log on a JetStream stream', function () {
     await lines(c, 's0', 'SET x 4000000000000000000');
     const nc = await connect({ servers: nats.urls });
     try {
-      // A removal of job "x", written by someone else.
-      await jetstream(nc).publish(clusterSubjects('c1').job('x'), new Uint8Array([2, 0, 1, 120]));
+      // A removal of job "x", written by someone else who holds the cluster's secret (a node
+      // that still believes it leads, say); one without it is quarantined (cluster-trust.test.ts).
+      await publishSealed(jetstream(nc), await jetstreamManager(nc), 'c1', clusterSubjects('c1').job('x'), new Uint8Array([2, 0, 1, 120]));
     } finally {
       await nc.close();
     }

@@ -18,7 +18,9 @@ import { replayStream } from '../../lib/jetstream/replay.ts';
 import { StreamTail } from '../../lib/jetstream/tail.ts';
 import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
 import { encodeRecord } from '../../lib/logfile/codec.ts';
+import { sealRecord } from '../../lib/jetstream/record-seal.ts';
 import { silentLogger } from '../../lib/log.ts';
+import { testKeys, testSecretFile, testTrust } from '../helpers/cluster-secret.ts';
 
 const tlsFile = (name: string) => fileURLToPath(new URL(`../fixtures/tls/${name}`, import.meta.url));
 
@@ -117,7 +119,8 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
     await waitFor(() => jsm.streams.add({ name, subjects: [subjects.all], max_msgs_per_subject: 1 }).then(() => true, () => false), 20_000, 'the stream');
     const acks: Promise<unknown>[] = [];
     for (let i = 1; i <= count; i++) {
-      const data = encodeRecord({ t: 'job', job: { id: `j.${i}`, execution: BigInt(i), status: 'planned' } }).subarray(4);
+      // Sealed as the leader seals it, for the sequence it lands at: a new stream, one connection, in order.
+      const data = sealRecord(testKeys, name, subjects.job(`j.${i}`), i, encodeRecord({ t: 'job', job: { id: `j.${i}`, execution: BigInt(i), status: 'planned' } }).subarray(4));
       if (i % 3 === 0) acks.push(js.publish(subjects.job(`j.${i}`), data, { msgID: `m${i}` }));
       else nc!.publish(subjects.job(`j.${i}`), data);
       if (acks.length >= 500) await Promise.all(acks.splice(0));
@@ -133,13 +136,13 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
       const dir = tempDir();
       const { args, credsFile } = way.server(dir);
       nats = await startNats(bin, 1, args);
-      nc = await connectCluster({ urls: way.urls(nats), credsFile, caFile: way.caFile, name: 'wire-test', log: silentLogger(), connectTimeoutMs: 10_000 });
+      nc = await connectCluster({ urls: way.urls(nats), credsFile, caFile: way.caFile, name: 'wire-test', log: silentLogger(), connectTimeoutMs: 10_000, allowUnauthenticatedNats: false });
       const subjects = await fill('wire', 300);
       const jsm = await jetstreamManager(nc);
       const gone = [1, 2, 150, 299, 300];
       for (const seq of gone) await jsm.streams.deleteMessage('wire', seq);
       const seen: number[] = [];
-      const replay = await replayStream(nc, jsm, subjects, (rec, seq) => {
+      const replay = await replayStream(nc, jsm, subjects, testTrust(), (rec, seq) => {
         if (rec.t === 'job' && rec.job.id === `j.${seq}` && rec.job.execution === BigInt(seq)) seen.push(seq);
       });
       const kept = Array.from({ length: 300 }, (_, i) => i + 1).filter((seq) => !gone.includes(seq));
@@ -147,10 +150,10 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
       expect(seen).to.deep.equal(kept);
       expect((await jsm.streams.info('wire')).state.consumer_count).to.equal(0);
       // A checkpoint made and read over connections made the same way (the compaction child's, the replay's).
-      const made = await makeCheckpoint({ urls: way.urls(nats), credsFile, caFile: way.caFile, name: 'wire', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 1 });
+      const made = await makeCheckpoint({ urls: way.urls(nats), credsFile, caFile: way.caFile, name: 'wire', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 1, secretFile: testSecretFile(), allowUnauthenticatedNats: false });
       expect(made).to.include({ seq: 300, records: kept.length });
       const fromCheckpoint: string[] = [];
-      const again = await replayStream(nc!, jsm, subjects, (rec) => { if (rec.t === 'job') fromCheckpoint.push(rec.job.id); });
+      const again = await replayStream(nc!, jsm, subjects, testTrust(), (rec) => { if (rec.t === 'job') fromCheckpoint.push(rec.job.id); });
       expect(again).to.deep.equal({ records: kept.length, lastSeq: 300, checkpointSeq: 300, checkpointError: null });
       expect(fromCheckpoint).to.deep.equal(kept.map((seq) => `j.${seq}`));
       expect((await jsm.streams.info('wire-checkpoint')).state.consumer_count).to.equal(0);
@@ -166,7 +169,7 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
     nats = await startNats(bin, 3);
     const victim = nats.servers[2]!;
     // The writer talks to the other two, which keep the stream's majority.
-    nc = await connectCluster({ urls: nats.servers.slice(0, 2).map((s) => s.url), credsFile: null, caFile: null, name: 'wire-test', log: silentLogger(), connectTimeoutMs: 10_000 });
+    nc = await connectCluster({ urls: nats.servers.slice(0, 2).map((s) => s.url), credsFile: null, caFile: null, name: 'wire-test', log: silentLogger(), connectTimeoutMs: 10_000, allowUnauthenticatedNats: false });
     const jsm = await jetstreamManager(nc);
     const js = jetstream(nc);
     const subjects = clusterSubjects('behind');
@@ -179,11 +182,12 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
       await waitFor(ledByOthers, 30_000, 'a stream leader other than the killed server');
       const acks: Promise<unknown>[] = [];
       for (let i = 0; i < 300; i++, written++) {
-        acks.push(js.publish(subjects.job(`j.${written}`), encodeRecord({ t: 'job', job: { id: `j.${written}`, execution: 1n, status: 'planned' } }).subarray(4), { timeout: 20_000 }));
+        const payload = encodeRecord({ t: 'job', job: { id: `j.${written}`, execution: 1n, status: 'planned' } }).subarray(4);
+        acks.push(js.publish(subjects.job(`j.${written}`), sealRecord(testKeys, 'behind', subjects.job(`j.${written}`), written + 1, payload), { timeout: 20_000 }));
       }
       await Promise.all(acks);
       await victim.restart();
-      const there = await connectCluster({ urls: [victim.url], credsFile: null, caFile: null, name: 'wire-test-behind', log: silentLogger(), connectTimeoutMs: 10_000 });
+      const there = await connectCluster({ urls: [victim.url], credsFile: null, caFile: null, name: 'wire-test-behind', log: silentLogger(), connectTimeoutMs: 10_000, allowUnauthenticatedNats: false });
       try {
         const said = await check(there, written);
         if (said !== null) short.push(`round ${round}: ${said}`);
@@ -201,7 +205,7 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
       const ids = new Set<string>();
       const replay = await waitForValue(async () => {
         ids.clear();
-        return replayStream(there, await jetstreamManager(there), subjects, (rec) => { if (rec.t === 'job') ids.add(rec.job.id); });
+        return replayStream(there, await jetstreamManager(there), subjects, testTrust(), (rec) => { if (rec.t === 'job') ids.add(rec.job.id); });
       });
       return replay.records === written && ids.size === written ? null : `${ids.size} of ${written} records (lastSeq ${replay.lastSeq})`;
     });
@@ -213,7 +217,7 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
     const short = await behindRounds(async (there, written) => {
       const ids = new Set<string>();
       const jsmThere = await waitForValue(() => jetstreamManager(there));
-      const tail = new StreamTail({ js: jetstream(there), jsm: jsmThere, stream: 'behind', afterSeq: 0, apply: (rec) => { if (rec.t === 'job') ids.add(rec.job.id); }, log: silentLogger() });
+      const tail = new StreamTail({ trust: testTrust(), js: jetstream(there), jsm: jsmThere, stream: 'behind', afterSeq: 0, apply: (rec) => { if (rec.t === 'job') ids.add(rec.job.id); }, log: silentLogger() });
       try {
         const giveUpAt = Date.now() + 30_000;
         await tail.caughtUp(written, () => Date.now() > giveUpAt);
@@ -227,12 +231,12 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
 
   it('fails the read when the server goes away in the middle of it (never ends it short)', async () => {
     nats = await startNats(bin, 1);
-    nc = await connectCluster({ urls: [nats.servers[0]!.url], credsFile: null, caFile: null, name: 'wire-test', log: silentLogger(), connectTimeoutMs: 10_000 });
+    nc = await connectCluster({ urls: [nats.servers[0]!.url], credsFile: null, caFile: null, name: 'wire-test', log: silentLogger(), connectTimeoutMs: 10_000, allowUnauthenticatedNats: false });
     // More than the first pull requests ask for: the rest can only come after the kill.
     const subjects = await fill('lost', 20_000);
     const jsm = await jetstreamManager(nc);
     let records = 0;
-    const read = replayStream(nc, jsm, subjects, () => { if (records++ === 0) void nats!.servers[0]!.kill(); });
+    const read = replayStream(nc, jsm, subjects, testTrust(), () => { if (records++ === 0) void nats!.servers[0]!.kill(); });
     const err = await read.then(() => null, (e: Error) => e);
     // Closed, reset, or a write that failed: whichever the socket saw first.
     expect(err?.message, `read ${records} records`).to.match(/^stream lost: the replay's connection to n1: /);

@@ -1,16 +1,23 @@
 // etc/nats/nats-server.conf, the sample NATS server of a tickd cluster (tickd(8) CLUSTER MODE):
-// nats-server accepts it; it names the machines etc/systemd/tickd-cluster.service connects
-// to; three copies of it, rewritten for one machine's loopback (server_name, ports, store
-// directory, routes), form one JetStream cluster that holds a stream of three replicas; and
-// its commented-out sync_interval is refused exactly by the NATS versions its comment says.
+// nats-server accepts it (with TLS files made as its comment says); it names the machines
+// etc/systemd/tickd-cluster.service connects to, and the unit connects as the sample wants
+// (TLS, the sample's CA, the user `tickd`); three copies of it, rewritten for one machine's
+// loopback (server_name, ports, store directory, routes, TLS files), form one JetStream
+// cluster that holds the tickd stream with three replicas; and its commented-out sync_interval
+// is refused exactly by the NATS versions its comment says. What its users may and may not
+// do: nats-sample-security.test.ts.
 import { expect } from 'chai';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { parseCli } from '../../lib/cli.ts';
 import { waitFor } from '../helpers/client.ts';
-import { closeNatsClients, connectNats, freePort, requireNatsServer } from '../helpers/nats.ts';
+import {
+  closeNatsClients, connectNats, makeTlsFiles, requireNatsServer, rewriteConf, sampleWithTls, startSampleCluster,
+  type SampleCluster, type TlsFiles,
+} from '../helpers/nats.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,22 +30,29 @@ function check(bin: string, file: string): { ok: boolean; out: string } {
   return { ok: r.status === 0, out: r.stdout + r.stderr };
 }
 
-/** The sample with one setting's line replaced; fails when the line is not there. */
-function rewrite(text: string, from: RegExp, to: string): string {
-  expect(text, String(from)).to.match(from);
-  return text.replace(from, to);
+/** The sample (or `text`) with its TLS files made, written to a file of its own. */
+function sampleFile(text: string, tls: TlsFiles): string {
+  const file = join(tempDir('tickd-nats-sample-'), 'nats-server.conf');
+  writeFileSync(file, sampleWithTls(text, tls));
+  return file;
+}
+
+/** The unit's ExecStart arguments (continuation lines joined). */
+function execStart(): string[] {
+  const exec = /^ExecStart=(.*)$/m.exec(UNIT.replace(/\\\n\s*/g, ' '));
+  expect(exec, 'ExecStart').to.not.equal(null);
+  return exec![1]!.trim().split(/\s+/).slice(1);
 }
 
 describe('etc/nats/nats-server.conf', function () {
   this.timeout(60_000);
-  const procs: ChildProcess[] = [];
+  let tls: TlsFiles | null = null;
+  const clusters: SampleCluster[] = [];
+  // One set of TLS files serves every test (openssl takes a while).
+  const tlsFiles = (): TlsFiles => (tls ??= makeTlsFiles());
   afterEach(async () => {
     await closeNatsClients();
-    await Promise.all(procs.splice(0).map((p) => new Promise<void>((resolve) => {
-      if (p.exitCode !== null || p.signalCode !== null) return resolve();
-      p.once('exit', () => resolve());
-      p.kill('SIGKILL');
-    })));
+    await Promise.all(clusters.splice(0).map((c) => c.stop()));
   });
 
   it('names, in its routes, the machines whose servers the cluster unit connects to', () => {
@@ -54,9 +68,27 @@ describe('etc/nats/nats-server.conf', function () {
     for (const u of urls) expect(u.port).to.equal(client![1]);
   });
 
+  it('is what the cluster unit connects to: TLS with the sample\'s CA, the user tickd, a shared secret', () => {
+    const action = parseCli(execStart());
+    expect(action.mode).to.equal('run');
+    const cluster = action.mode === 'run' ? action.cluster : null;
+    expect(cluster, 'ExecStart runs a cluster node').to.not.equal(null);
+    for (const u of cluster!.urls.map((x) => new URL(x))) expect(u.protocol, String(u)).to.equal('tls:');
+    const users = cluster!.urls.map((x) => new URL(x)).filter((u) => u.username !== '');
+    expect(users.map((u) => u.username)).to.deep.equal(['tickd']);
+    // The password is systemd's variable, not in the (world-readable) unit.
+    expect(decodeURIComponent(users[0]!.password)).to.equal('${TICKD_NATS_PASSWORD}');
+    expect(cluster!.caFile).to.match(/\.pem$/);
+    expect(cluster!.secretFile).to.equal('/etc/tickd/cluster.secret');
+    expect(cluster!.allowUnauthenticatedNats).to.equal(false);
+    expect(cluster!.name).to.equal('tickd');
+    // The sample's permissions are written for that cluster name.
+    expect(SAMPLE).to.include('"$TICKD.tickd.forward"');
+  });
+
   it('is accepted by nats-server', function () {
     const bin = requireNatsServer(this);
-    const r = check(bin, join(ROOT, 'etc/nats/nats-server.conf'));
+    const r = check(bin, sampleFile(SAMPLE, tlsFiles()));
     expect(r.ok, r.out).to.equal(true);
   });
 
@@ -64,39 +96,24 @@ describe('etc/nats/nats-server.conf', function () {
     const bin = requireNatsServer(this);
     const version = /v?(\d+)\.(\d+)\./.exec(spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout);
     expect(version, 'nats-server --version').to.not.equal(null);
-    const file = join(tempDir('tickd-nats-sample-'), 'sync.conf');
-    writeFileSync(file, rewrite(SAMPLE, /^(\s*)# (sync_interval: always)$/m, '$1$2'));
+    const file = sampleFile(rewriteConf(SAMPLE, /^(\s*)# (sync_interval: always)$/m, '$1$2'), tlsFiles());
     const modern = Number(version![1]) > 2 || Number(version![2]) >= 10;
     expect(check(bin, file).ok, `nats-server ${version![0]}`).to.equal(modern);
   });
 
-  it('three copies on loopback form one JetStream cluster holding a stream of 3 replicas', async function () {
+  it('three copies on loopback form one JetStream cluster holding the tickd stream with 3 replicas', async function () {
     const bin = requireNatsServer(this);
-    const dir = tempDir('tickd-nats-sample-');
-    const clientPorts = await Promise.all([1, 2, 3].map(() => freePort()));
-    const routePorts = await Promise.all([1, 2, 3].map(() => freePort()));
-    for (let i = 0; i < 3; i++) {
-      let conf = rewrite(SAMPLE, /^server_name: n1$/m, `server_name: n${i + 1}`);
-      conf = rewrite(conf, /^listen: 0\.0\.0\.0:4222$/m, `listen: 127.0.0.1:${clientPorts[i]}`);
-      conf = rewrite(conf, /^http: .*$/m, '');
-      conf = rewrite(conf, /^(\s*)store_dir: \/var\/lib\/nats$/m, `$1store_dir: ${join(dir, `n${i + 1}`)}`);
-      conf = rewrite(conf, /^(\s*)listen: 0\.0\.0\.0:6222$/m, `$1listen: 127.0.0.1:${routePorts[i]}`);
-      for (const [k, port] of routePorts.entries()) {
-        conf = rewrite(conf, new RegExp(`nats-route://n${k + 1}\\.example\\.net:6222`), `nats-route://127.0.0.1:${port}`);
-      }
-      const file = join(dir, `n${i + 1}.conf`);
-      writeFileSync(file, conf);
-      procs.push(spawn(bin, ['-c', file], { stdio: 'ignore' }));
-    }
-    // The servers were only spawned: the first connection waits for one of them to listen.
-    let nc: Awaited<ReturnType<typeof connectNats>> | null = null;
-    await waitFor(async () => (nc = await connectNats(clientPorts.map((p) => `nats://127.0.0.1:${p}`).join(',')).catch(() => null)) !== null, 10_000, 'a server listening');
+    const files = tlsFiles();
+    const sample = rewriteConf(SAMPLE, /password: "CHANGE-ME"/, 'password: "sample-test"');
+    const cluster = await startSampleCluster(bin, sample, files);
+    clusters.push(cluster);
+    const nc = await connectNats(cluster.urls().join(','), { user: 'tickd', pass: 'sample-test', tls: { caFile: files.ca } });
     let replicas = 0;
     // A cluster that has just started answers JetStream requests once it has elected its meta leader.
     await waitFor(async () => {
       try {
-        const jsm = await jetstreamManager(nc!);
-        replicas = (await jsm.streams.add({ name: 'sample', subjects: ['sample.>'], num_replicas: 3 })).config.num_replicas;
+        const jsm = await jetstreamManager(nc);
+        replicas = (await jsm.streams.add({ name: 'tickd', subjects: ['tickd.>'], num_replicas: 3 })).config.num_replicas;
         return true;
       } catch {
         return false;
@@ -104,8 +121,8 @@ describe('etc/nats/nats-server.conf', function () {
     }, 30_000, 'the JetStream cluster to take a stream of 3 replicas');
     expect(replicas).to.equal(3);
     await waitFor(async () => {
-      const jsm = await jetstreamManager(nc!);
-      const c = (await jsm.streams.info('sample')).cluster;
+      const jsm = await jetstreamManager(nc);
+      const c = (await jsm.streams.info('tickd')).cluster;
       return c?.leader !== undefined && (c.replicas ?? []).length === 2;
     }, 30_000, 'the stream to have a leader and two other replicas');
   });

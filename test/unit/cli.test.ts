@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseCli } from '../../lib/cli.ts';
+import { parseCli, SECRET_REQUIRED } from '../../lib/cli.ts';
 
 describe('cli', () => {
   it('runs with defaults', () => {
@@ -44,14 +44,22 @@ describe('cli', () => {
     expect(parseCli(['ctl', '--addr', 'h:1', 'job', 'ls'])).to.deep.equal({ mode: 'ctl', argv: ['--addr', 'h:1', 'job', 'ls'] });
   });
   it('reads the cluster flags, with their defaults', () => {
-    const run = parseCli(['--cluster', 'nats://u:p@127.0.0.1:4222,tls://h2:4223', '--cluster-name', 'prod', '--node-name', 'n1', '--cluster-replicas', '1', '--lease-ttl', '1500ms', '--checkpoint-records', '500']);
+    const run = parseCli(['--cluster', 'nats://u:p@127.0.0.1:4222,tls://h2:4223', '--cluster-name', 'prod', '--node-name', 'n1', '--cluster-replicas', '1', '--lease-ttl', '1500ms', '--checkpoint-records', '500', '--cluster-secret-file', 's', '--cluster-allow-unauthenticated-nats']);
     expect(run).to.deep.include({
-      cluster: { urls: ['nats://u:p@127.0.0.1:4222', 'tls://h2:4223'], credsFile: null, caFile: null, name: 'prod', nodeName: 'n1', replicas: 1, leaseTtlMs: 1500, checkpointRecords: 500 },
+      cluster: {
+        urls: ['nats://u:p@127.0.0.1:4222', 'tls://h2:4223'], credsFile: null, caFile: null, name: 'prod', nodeName: 'n1', replicas: 1, leaseTtlMs: 1500, checkpointRecords: 500,
+        secretFile: 's', allowUnauthenticatedNats: true,
+      },
     });
-    const defaults = parseCli(['--cluster', 'nats://127.0.0.1:4222']);
+    const defaults = parseCli(['--cluster', 'nats://127.0.0.1:4222', '--cluster-secret-file', 's']);
     expect(defaults).to.deep.include({ mode: 'run' });
-    expect((defaults as { cluster: { name: string; replicas: number; leaseTtlMs: number } }).cluster).to.include({ name: 'tickd', replicas: 3, leaseTtlMs: 3000, checkpointRecords: 10_000 });
-    expect(parseCli(['--lease-ttl', '2s', '--cluster', 'nats://h:1'])).to.have.nested.property('cluster.leaseTtlMs', 2000);
+    expect((defaults as { cluster: { name: string; replicas: number; leaseTtlMs: number } }).cluster).to.include({ name: 'tickd', replicas: 3, leaseTtlMs: 3000, checkpointRecords: 10_000, allowUnauthenticatedNats: false });
+    expect(parseCli(['--lease-ttl', '2s', '--cluster', 'nats://h:1', '--cluster-secret-file', 's'])).to.have.nested.property('cluster.leaseTtlMs', 2000);
+  });
+  it('refuses cluster mode without --cluster-secret-file, and the cluster flags without --cluster', () => {
+    expect(parseCli(['--cluster', 'nats://h:1'])).to.deep.equal({ mode: 'usage-error', message: SECRET_REQUIRED });
+    expect(parseCli(['--cluster-secret-file', 's'])).to.deep.equal({ mode: 'usage-error', message: '--cluster-secret-file needs --cluster' });
+    expect(parseCli(['--cluster-allow-unauthenticated-nats'])).to.deep.equal({ mode: 'usage-error', message: '--cluster-allow-unauthenticated-nats needs --cluster' });
   });
   for (const argv of [
     ['--cluster', 'http://h:1'], ['--cluster', 'nats://h:1/path'], ['--cluster', 'nats://h:1', '--cluster-name', 'a.b'],

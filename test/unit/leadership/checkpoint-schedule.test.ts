@@ -6,8 +6,9 @@ import type { ClusterOptions } from '../../../lib/cli.ts';
 import type { CheckpointMade } from '../../../lib/jetstream/checkpoint-make.ts';
 import { CheckpointSchedule } from '../../../lib/leadership/checkpoint-schedule.ts';
 import { silentLogger } from '../../../lib/log.ts';
+import { testSecretFile } from '../../helpers/cluster-secret.ts';
 
-const cluster: ClusterOptions = { urls: ['nats://h:1'], credsFile: null, caFile: null, name: 'c', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 100 };
+const cluster: ClusterOptions = { urls: ['nats://h:1'], credsFile: null, caFile: null, name: 'c', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 100, secretFile: testSecretFile(), allowUnauthenticatedNats: false };
 const made = (seq: number, removals: number[] = []): CheckpointMade => ({ seq, records: 1, bytes: 1, read: 1, removals });
 
 describe('the leader\'s checkpoint schedule', () => {

@@ -82,7 +82,7 @@ describe('telemetry/instruments', () => {
   });
 
   describe('cluster mode', () => {
-    it('reports the role (1 leader, 0 follower, nothing while undecided) and counts takeovers', async () => {
+    it('reports the role (1 leader, 0 follower, nothing while undecided) and counts takeovers and quarantined messages', async () => {
       const reader = new TestReader();
       const provider = new MeterProvider({ readers: [reader] });
       let role: 'leader' | 'follower' | null = null;
@@ -95,11 +95,13 @@ describe('telemetry/instruments', () => {
       role = 'leader';
       m.tookOver();
       m.tookOver();
+      m.quarantined();
       got = await collect(reader);
       expect(points(got.get('tickd.cluster.role'))).to.deep.equal([[undefined, 1]]);
       const failovers = got.get('tickd.cluster.failovers')!;
       expect([failovers.dataPointType, failovers.dataPointType === DataPointType.SUM && failovers.isMonotonic, failovers.descriptor.unit]).to.deep.equal([DataPointType.SUM, true, '{failover}']);
       expect(points(failovers)).to.deep.equal([[undefined, 2]]);
+      expect(points(got.get('tickd.cluster.quarantined')!)).to.deep.equal([[undefined, 1]]);
       expect([...got.keys()].filter((n) => n.startsWith('tickd.cluster.')).sort()).to.deep.equal([...CLUSTER_METRIC_NAMES].sort());
       await provider.shutdown();
     });

@@ -1,0 +1,92 @@
+// The seals of forwarding (forwarding.ts; tickd(8) SECURITY): a follower's batch is run by the
+// leader only when it carries a MAC under the cluster's key, was sealed within FRESH_MS of the
+// leader's clock and was not seen before (a copied batch is not run twice); the leader's answer
+// carries a MAC over the request's nonce and the answer, so that no one else can answer a
+// follower in the leader's name (and acknowledge writes that never happened).
+//
+//   request = 0xF2  key id (4)  sealed at, ms since the epoch (8)  nonce (16)  HMAC (32)  payload
+//   answer  = 0xF3  key id (4)  HMAC (32)  payload
+import { randomBytes } from 'node:crypto';
+import { KEY_ID_BYTES, MAC_BYTES, type ClusterKeys } from './cluster-keys.ts';
+
+const REQUEST = 0xf2;
+const ANSWER = 0xf3;
+const NONCE_BYTES = 16;
+const REQUEST_HEAD = 1 + KEY_ID_BYTES + 8 + NONCE_BYTES + MAC_BYTES;
+const ANSWER_HEAD = 1 + KEY_ID_BYTES + MAC_BYTES;
+const REQUEST_CONTEXT = Buffer.from('tickd/forward/1\0', 'latin1');
+const ANSWER_CONTEXT = Buffer.from('tickd/answer/1\0', 'latin1');
+/** How far a request's seal may be from the leader's clock (the nodes' clocks differ by less). */
+export const FRESH_MS = 60_000;
+/** Nonces remembered at most: a node forwards far fewer batches in 2 × FRESH_MS. */
+const MAX_NONCES = 1_000_000;
+
+export interface SealedRequest {
+  readonly body: Buffer;
+  readonly nonce: Buffer;
+}
+
+export function sealRequest(keys: ClusterKeys, cluster: string, payload: Uint8Array, nowMs = Date.now()): SealedRequest {
+  const at = Buffer.allocUnsafe(8);
+  at.writeBigUInt64BE(BigInt(nowMs));
+  const nonce = randomBytes(NONCE_BYTES);
+  const mac = keys.mac([REQUEST_CONTEXT, Buffer.from(`${cluster}\0`), at, nonce, payload])!;
+  return { body: Buffer.concat([Buffer.of(REQUEST), keys.signingId, at, nonce, mac, payload]), nonce };
+}
+
+/** The batches a leader has run lately, by nonce: a copy of one is refused. */
+export class NonceBook {
+  private readonly seen = new Map<string, number>();
+
+  /** False when `nonce` was seen (or the book is full); remembers it otherwise. */
+  admit(nonce: Buffer, nowMs: number): boolean {
+    const key = nonce.toString('base64');
+    if (this.seen.has(key)) return false;
+    if (this.seen.size >= MAX_NONCES) this.forget(nowMs);
+    if (this.seen.size >= MAX_NONCES) return false;
+    this.seen.set(key, nowMs);
+    return true;
+  }
+
+  /** Drops the nonces older than any request still fresh (insertion order is time order). */
+  forget(nowMs: number): void {
+    for (const [key, at] of this.seen) {
+      if (nowMs - at <= 2 * FRESH_MS) break;
+      this.seen.delete(key);
+    }
+  }
+}
+
+export type OpenedRequest = { readonly payload: Buffer; readonly nonce: Buffer } | { readonly refused: string };
+
+/** A request's payload and nonce, or why it is refused (never run, never answered with anything but an empty answer). */
+export function openRequest(keys: ClusterKeys, cluster: string, body: Uint8Array, nonces: NonceBook, nowMs = Date.now()): OpenedRequest {
+  const b = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (b.length < REQUEST_HEAD || b[0] !== REQUEST) return { refused: 'not a sealed batch' };
+  let p = 1;
+  const id = b.subarray(p, (p += KEY_ID_BYTES));
+  const at = b.subarray(p, (p += 8));
+  const nonce = b.subarray(p, (p += NONCE_BYTES));
+  const mac = b.subarray(p, (p += MAC_BYTES));
+  const payload = b.subarray(p);
+  if (!keys.verify([REQUEST_CONTEXT, Buffer.from(`${cluster}\0`), at, nonce, payload], id, mac)) return { refused: 'a seal that does not verify' };
+  const sealedAt = Number(at.readBigUInt64BE());
+  if (Math.abs(nowMs - sealedAt) > FRESH_MS) return { refused: `sealed ${Math.round((nowMs - sealedAt) / 1000)} s from this node's clock` };
+  nonces.forget(nowMs);
+  if (!nonces.admit(Buffer.from(nonce), nowMs)) return { refused: 'a batch run before (a copy)' };
+  return { payload, nonce: Buffer.from(nonce) };
+}
+
+export function sealAnswer(keys: ClusterKeys, cluster: string, nonce: Buffer, payload: Uint8Array): Buffer {
+  const mac = keys.mac([ANSWER_CONTEXT, Buffer.from(`${cluster}\0`), nonce, payload])!;
+  return Buffer.concat([Buffer.of(ANSWER), keys.signingId, mac, payload]);
+}
+
+/** The answer's payload, or null when it is not the leader's answer to the request of `nonce`. */
+export function openAnswer(keys: ClusterKeys, cluster: string, nonce: Buffer, body: Buffer): Buffer | null {
+  if (body.length < ANSWER_HEAD || body[0] !== ANSWER) return null;
+  const id = body.subarray(1, 1 + KEY_ID_BYTES);
+  const mac = body.subarray(1 + KEY_ID_BYTES, ANSWER_HEAD);
+  const payload = body.subarray(ANSWER_HEAD);
+  return keys.verify([ANSWER_CONTEXT, Buffer.from(`${cluster}\0`), nonce, payload], id, mac) ? payload : null;
+}

@@ -1,0 +1,51 @@
+// What a node does with a stream message that is not a record of its cluster (tickd(8) SECURITY,
+// Quarantine): no seal, a seal that does not verify (published by someone without the cluster's
+// secret, or a real record copied to another subject or sequence), or a sealed payload that
+// does not decode (a newer or broken writer). It is never applied and never stops a replay,
+// the tail or a checkpoint: it is quarantined, i.e. skipped, counted, named in a warning with
+// its sequence and subject, listed by `tickd dump --cluster`, and deleted by the leader
+// (ClusterNode), so that the log stays clean. Every read of records goes through readRecord.
+import type { LogRecord } from '../engine/journal.ts';
+import { errorText } from '../errors.ts';
+import { decodePayload } from '../logfile/codec.ts';
+import type { ClusterKeys } from './cluster-keys.ts';
+import { openRecord, UNKNOWN_KEY } from './record-seal.ts';
+
+export interface Quarantined {
+  readonly seq: number;
+  readonly subject: string;
+  readonly why: string;
+  /**
+   * False for a record sealed with a key this node does not have: it may be the cluster's own,
+   * sealed with a secret missing from this node's file (a rotation done out of order), so it
+   * is skipped but never deleted.
+   */
+  readonly deletable: boolean;
+}
+
+/** How a reader of the stream tells records from the rest: the keys, and where the rest goes. */
+export interface StreamTrust {
+  readonly keys: ClusterKeys;
+  quarantined(q: Quarantined): void;
+}
+
+/** The record of the message body buf[start, end) at `subject` and `seq`, or null (quarantined, told to `trust`). */
+export function readRecord(trust: StreamTrust, stream: string, subject: string, seq: number, buf: Buffer, start: number, end: number): LogRecord | null {
+  const at = openRecord(trust.keys, stream, subject, seq, buf, start, end);
+  if (typeof at === 'string') {
+    trust.quarantined({ seq, subject, why: at, deletable: !at.startsWith(UNKNOWN_KEY) });
+    return null;
+  }
+  try {
+    return decodePayload(buf, at, end, -at);
+  } catch (err) {
+    trust.quarantined({ seq, subject, why: `a sealed record that does not decode: ${errorText(err)}`, deletable: true });
+    return null;
+  }
+}
+
+/** readRecord of a message's data as the client library hands it out. */
+export function readMessage(trust: StreamTrust, stream: string, subject: string, seq: number, data: Uint8Array): LogRecord | null {
+  const buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return readRecord(trust, stream, subject, seq, buf, 0, buf.length);
+}

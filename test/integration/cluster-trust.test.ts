@@ -1,0 +1,181 @@
+// Cluster mode against a NATS peer that holds no cluster secret (tickd(8) SECURITY): what it
+// publishes is never applied and never stops a node. The issue's own attack (a rule with a
+// shell runner and a job for it, sent to the forwarding subject) runs nothing and is answered
+// nothing; records published straight onto the stream (random bytes, an empty body, a
+// well-formed but unsealed RULE SET, a real record copied to another subject) are quarantined
+// by the replay, the tail and a restart, counted, named in a warning and by `tickd dump
+// --cluster`, and deleted by the leader; the node keeps serving writes and a cold restart
+// succeeds with every acknowledged write.
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { serialize } from 'node:v8';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { clusterSubjects } from '../../lib/jetstream/subjects.ts';
+import { forwardingSubject } from '../../lib/jetstream/forwarding.ts';
+import { encodeRecord, FRAME_HEADER_BYTES } from '../../lib/logfile/codec.ts';
+import { LineClient, waitFor } from '../helpers/client.ts';
+import { testSecretFile } from '../helpers/cluster-secret.ts';
+import { Daemon, runTickd } from '../helpers/daemon.ts';
+import { closeNatsClients, connectNats, requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const NAME = 'inj';
+
+describe('cluster mode: a NATS peer without the cluster secret', function () {
+  this.timeout(120_000);
+  let bin = '';
+  let nats: NatsCluster | null = null;
+  const daemons: Daemon[] = [];
+  const clients: LineClient[] = [];
+  before(function () { bin = requireNatsServer(this); });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    for (const d of daemons.splice(0)) await d.kill();
+    await closeNatsClients();
+    await nats?.stop();
+    nats = null;
+  });
+
+  const args = (n: NatsCluster): string[] => [
+    '--cluster', n.urls, '--cluster-name', NAME, '--node-name', 'n1', '--cluster-replicas', '1', '--lease-ttl', '1s',
+    '--cluster-secret-file', testSecretFile(),
+  ];
+  const start = async (n: NatsCluster, dir = tempDir()): Promise<Daemon> => {
+    const d = await Daemon.start({ args: args(n), dir, readyTimeoutMs: 60_000 });
+    daemons.push(d);
+    await d.waitForLog((r) => r['msg'] === 'role changed: leader', 15_000);
+    return d;
+  };
+  const client = async (d: Daemon): Promise<LineClient> => {
+    const c = await LineClient.connect(d.tcp);
+    clients.push(c);
+    return c;
+  };
+  /** A SET acknowledged, trying again while the node steps down and back (a foreign write fences the leader). */
+  const setEventually = async (c: LineClient, id: string): Promise<void> => {
+    await waitFor(async () => (await c.request('s', `SET ${id} 4000000000000000000`, 10_000))[0] === 's OK', 20_000, `SET ${id} acknowledged`);
+  };
+  const quarantined = (d: Daemon): string[] => d.stderr.filter((l) => l.includes('"msg":"stream message quarantined: not a record of this cluster"'));
+
+  it('runs nothing it is sent on the forwarding subject, and answers it nothing', async () => {
+    nats = await startNats(bin, 1);
+    const d = await start(nats);
+    const c = await client(d);
+    const marker = join(tempDir(), 'pwned');
+    const nc = await connectNats(nats.urls);
+    const subject = forwardingSubject(NAME);
+    const evil = [
+      serialize([{ op: 'rule.set', rule: { id: 'evil', pattern: 'evil.', runner: { type: 'shell', command: `touch ${marker}` } } }]),
+      serialize([{ op: 'job.set', id: 'evil.1', execution: 1n }]),
+      randomBytes(64),
+      new Uint8Array(0),
+    ];
+    for (const body of evil) {
+      // The leader answers a stranger's request with the empty end-of-answer message alone.
+      const answer = await nc.request(subject, body, { timeout: 5_000 });
+      expect(answer.data.length).to.equal(0);
+    }
+    expect((await c.request('l', 'LISTRULES', 10_000))).to.deep.equal(['l OK']);
+    expect((await c.request('g', 'GET evil.1', 10_000))[0]).to.match(/^g ERROR not_found/);
+    expect(existsSync(marker)).to.equal(false);
+    await d.waitForLog((r) => r['msg'] === 'a message on the forwarding subject that is no node\'s batch: not run');
+    await setEventually(c, 'after.forward');
+  });
+
+  it('quarantines what it publishes on the stream, keeps serving, deletes it, and restarts cold with every acknowledged write', async () => {
+    nats = await startNats(bin, 1);
+    const dir = tempDir();
+    let d = await start(nats, dir);
+    let c = await client(d);
+    await setEventually(c, 'kept.1');
+    const nc = await connectNats(nats.urls);
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    const subjects = clusterSubjects(NAME);
+    const rule = encodeRecord({ t: 'rule', rule: { id: 'evil.', pattern: 'evil.', runner: { type: 'shell', command: 'true' } } }).subarray(FRAME_HEADER_BYTES);
+    // A real record of this cluster, copied to another subject: its seal names the subject.
+    const real = (await jsm.streams.getMessage(NAME, { last_by_subj: subjects.job('kept.1') }))!.data;
+    const junk: Array<[string, Uint8Array]> = [
+      [`${NAME}.j.garbage`, randomBytes(64)],
+      [`${NAME}.j.empty`, new Uint8Array(0)],
+      [subjects.rule('evil.'), rule],
+      [subjects.job('copied'), real],
+    ];
+    for (const [subject, body] of junk) await js.publish(subject, body);
+    // The leader's next write is refused for its expected sequence (someone else wrote): it
+    // steps down, rebuilds its copy (quarantining the junk), leads again and serves.
+    await setEventually(c, 'kept.2');
+    await waitFor(() => quarantined(d).length >= junk.length, 20_000, 'the junk quarantined');
+    expect(quarantined(d).map((l) => JSON.parse(l)['subject'] as string).sort()).to.include.members(junk.map(([s]) => s));
+    expect(await c.request('l', 'LISTRULES', 10_000)).to.deep.equal(['l OK']);
+    expect((await c.request('g', 'GET copied', 10_000))[0]).to.match(/^g ERROR not_found/);
+    // Deleted by the leader: the stream holds tickd's own records only.
+    await waitFor(async () => (await jsm.streams.info(NAME)).state.messages === 2, 20_000, 'the quarantined messages deleted');
+
+    // Published while no node runs: listed by `tickd dump --cluster`, then quarantined by a cold start.
+    expect((await d.stop()).code).to.equal(0);
+    daemons.splice(0);
+    await js.publish(`${NAME}.j.late`, Buffer.alloc(64, 0x61));
+    const dump = await runTickd(['dump', '--cluster', nats.urls, '--cluster-name', NAME, '--cluster-secret-file', testSecretFile()]);
+    expect(dump.code, dump.stderr).to.equal(0);
+    expect(dump.stderr).to.match(new RegExp(`quarantined: message \\d+ \\(${NAME}\\.j\\.late\\): no tickd seal`));
+    expect(dump.stdout.split('\n').filter((l) => l !== '').sort()).to.deep.equal(['planned SET kept.1 4000000000000000000', 'planned SET kept.2 4000000000000000000']);
+    d = await start(nats, dir);
+    c = await client(d);
+    expect((await c.request('q', 'QUERY', 10_000)).map((l) => l.split(' ')[1]).sort()).to.deep.equal(['OK', 'kept.1', 'kept.2']);
+    await waitFor(() => quarantined(d).length === 1, 10_000, 'the late junk quarantined at the start');
+    await setEventually(c, 'kept.3');
+  });
+
+  it('tickd import --reseal moves an older tickd\'s unsealed stream to sealed records, keeping a backup', async () => {
+    nats = await startNats(bin, 1);
+    const nc = await connectNats(nats.urls);
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    const subjects = clusterSubjects(NAME);
+    await jsm.streams.add({ name: NAME, subjects: [subjects.all], max_msgs_per_subject: 1, num_replicas: 1 });
+    // As an older tickd wrote them: bare payloads.
+    const bare = (rec: Parameters<typeof encodeRecord>[0]) => encodeRecord(rec).subarray(FRAME_HEADER_BYTES);
+    await js.publish(subjects.rule('old.'), bare({ t: 'rule', rule: { id: 'old.', pattern: 'old.', runner: { type: 'shell', command: 'true' } } }));
+    await js.publish(subjects.job('old.1'), bare({ t: 'job', job: { id: 'old.1', execution: 4000000000000000000n, status: 'planned' } }));
+    await js.publish(subjects.job('old.2'), bare({ t: 'job', job: { id: 'old.2', execution: 1n, status: 'executed' } }));
+    await js.publish(`${NAME}.j.junk`, Buffer.alloc(3, 0x61));
+    const backup = join(tempDir(), 'backup.log');
+    const r = await runTickd(['import', '--reseal', backup, '--cluster', nats.urls, '--cluster-name', NAME, '--cluster-secret-file', testSecretFile()]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.match(/left out: message 4 \(inj\.j\.junk\)/);
+    expect(r.stderr).to.match(/3 records of stream inj kept in /);
+    expect(existsSync(backup)).to.equal(true);
+    expect((await jsm.streams.info(NAME)).state.messages).to.equal(3);
+    const again = await runTickd(['import', '--reseal', backup, '--cluster', nats.urls, '--cluster-name', NAME, '--cluster-secret-file', testSecretFile()]);
+    expect(again.code).to.equal(1);
+    expect(again.stderr).to.match(/exists: --reseal writes a new backup there/);
+    const d = await start(nats);
+    const c = await client(d);
+    expect((await c.request('q', 'QUERY', 10_000)).sort()).to.deep.equal(['q OK', 'q old.1 planned 4000000000000000000', 'q old.2 executed 1']);
+    expect(await c.request('l', 'LISTRULES', 10_000)).to.deep.equal(['l old. old. shell true', 'l OK']);
+    expect(quarantined(d)).to.deep.equal([]);
+  });
+
+  it('a node whose secret is not the cluster\'s verifies nothing and deletes nothing', async () => {
+    nats = await startNats(bin, 1);
+    const dir = tempDir();
+    const d = await start(nats, dir);
+    const c = await client(d);
+    await setEventually(c, 'mine.1');
+    expect((await d.stop()).code).to.equal(0);
+    daemons.splice(0);
+    const other = join(tempDir(), 'other.secret');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(other, `${'z'.repeat(40)}\n`, { mode: 0o600 });
+    const wrong = await Daemon.start({ args: [...args(nats).slice(0, -1), other], dir: tempDir(), readyTimeoutMs: 60_000 });
+    daemons.push(wrong);
+    await wrong.waitForLog((r) => r['msg'] === 'role changed: leader', 15_000);
+    await wrong.waitForLog((r) => String(r['msg']).includes('verified none of the stream\'s records'), 10_000);
+    const nc = await connectNats(nats.urls);
+    const jsm = await jetstreamManager(nc);
+    expect((await jsm.streams.info(NAME)).state.messages).to.equal(1);
+  });
+});
