@@ -17,7 +17,7 @@ import type { ClusterOptions } from '../cli.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { errorText } from '../errors.ts';
 import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
-import { readRecord } from '../jetstream/quarantine.ts';
+import { readRecord, type Quarantined } from '../jetstream/quarantine.ts';
 import { SEALED_RECORD_V1 } from '../jetstream/record-seal.ts';
 import { readStream } from '../jetstream/replay.ts';
 import { clusterSubjects } from '../jetstream/subjects.ts';
@@ -32,20 +32,20 @@ export async function resealStream(
   const { stream } = clusterSubjects(cluster.name);
   const jsm = await jetstreamManager(nc);
   const latest = new Map<string, LogRecord>();
-  const trust = { keys, quarantined: () => {} };
   let left = 0;
+  const leaveOut = (seq: number, subject: string, why: string): null => {
+    left++;
+    err.write(`tickd import: left out: message ${seq} (${subject}): ${why}\n`);
+    return null;
+  };
+  const trust = { keys, quarantined: (q: Quarantined) => { leaveOut(q.seq, q.subject, q.why); } };
   await readStream(jetstream(nc), jsm, stream, (subject, seq, data) => {
     const buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    if (buf[0] === SEALED_RECORD_V1) {
-      const rec = readRecord({ ...trust, quarantined: (q) => { left++; err.write(`tickd import: left out: message ${q.seq} (${q.subject}): ${q.why}\n`); } }, stream, subject, seq, buf, 0, buf.length);
-      return rec;
-    }
+    if (buf[0] === SEALED_RECORD_V1) return readRecord(trust, stream, subject, seq, buf, 0, buf.length);
     try {
       return decodePayload(buf, 0);
     } catch (e) {
-      left++;
-      err.write(`tickd import: left out: message ${seq} (${subject}): not a record: ${errorText(e)}\n`);
-      return null;
+      return leaveOut(seq, subject, `not a record: ${errorText(e)}`);
     }
   }, (rec) => foldRecord(latest, rec, () => rec), async () => {});
   const records = [...latest.values()];
