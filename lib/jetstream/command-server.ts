@@ -1,8 +1,9 @@
 // The leader's side of forwarding (forwarding.ts): it alone subscribes to the forwarding
 // subject while it leads, runs each forwarded batch through its own engine and answers once
 // the batch is durable, in chunks below the server's max_payload and an empty message last.
-// A batch is run only when it is a node's (forward-seal.ts): anything else published to the
-// subject gets the empty message alone, and a warning (at most one a second, the rest counted).
+// A batch is run only when it is a node's, for this tenure (forward-seal.ts): a node's batch
+// for another tenure is answered with a Redirect; anything else published to the subject gets
+// the empty message alone, and a warning (at most one a second, the rest counted).
 import { serialize, deserialize } from 'node:v8';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Command, Reply } from '../domain/command.ts';
@@ -10,7 +11,7 @@ import { errorText } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { ClusterKeys } from './cluster-keys.ts';
 import { NonceBook, openRequest, sealAnswer } from './forward-seal.ts';
-import { chunkBytes, type LocalBatch } from './forwarding.ts';
+import { chunkBytes, type LocalBatch, type Redirect } from './forwarding.ts';
 
 export interface CommandServerOptions {
   readonly nc: NatsConnection;
@@ -18,6 +19,8 @@ export interface CommandServerOptions {
   /** The cluster's name and keys: what a node's batch is sealed with. */
   readonly cluster: string;
   readonly keys: ClusterKeys;
+  /** This tenure's lease holder: batches addressed to another are redirected, not run (forward-seal.ts). */
+  readonly holder: string;
   readonly run: LocalBatch;
   readonly log: Logger;
 }
@@ -35,18 +38,13 @@ export class CommandServer {
     this.sub = o.nc.subscribe(o.subject, {
       callback: (err, msg) => {
         if (err !== null) return;
-        const opened = openRequest(o.keys, o.cluster, msg.data, this.nonces);
+        const opened = openRequest(o.keys, o.cluster, o.holder, msg.data, this.nonces);
         if ('refused' in opened) {
           this.refused(o.log, opened.refused);
           try { msg.respond(empty); } catch { /* no reply subject, or the connection closing */ }
           return;
         }
-        let cmds: Command[] | null = null;
-        try {
-          const v = deserialize(opened.payload) as unknown;
-          if (Array.isArray(v)) cmds = v as Command[];
-        } catch { /* answered null below */ }
-        const answer = (replies: Reply[] | null): void => {
+        const answer = (replies: Reply[] | Redirect | null): void => {
           try {
             const body = sealAnswer(o.keys, o.cluster, opened.nonce, serialize(replies));
             for (let at = 0; at < body.length; at += chunk) msg.respond(body.subarray(at, at + chunk));
@@ -55,6 +53,15 @@ export class CommandServer {
             o.log.warn({ err: errorText(e) }, 'answering a forwarded batch failed');
           }
         };
+        if ('misaddressed' in opened) {
+          answer({ redirect: o.holder });
+          return;
+        }
+        let cmds: Command[] | null = null;
+        try {
+          const v = deserialize(opened.payload) as unknown;
+          if (Array.isArray(v)) cmds = v as Command[];
+        } catch { /* answered null below */ }
         if (cmds === null) {
           o.log.warn('a forwarded batch that is not a list of commands; answered with nothing');
           answer(null);

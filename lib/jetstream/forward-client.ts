@@ -1,7 +1,9 @@
 // A follower's side of forwarding (forwarding.ts): each batch of its clients' commands goes
 // to the leader as one NATS request, and its answer comes back to the client. Each attempt is
-// sealed with the cluster's key (forward-seal.ts), and an answer whose seal does not verify
-// (not the leader's) is ERROR internal.
+// sealed with the cluster's key and addressed to the tenure of the lease holder this node
+// heard of (forward-seal.ts); a leader that holds the lease under another tenure redirects it
+// unrun, and it is sent again at once. An answer whose seal does not verify (not the
+// leader's) is ERROR internal.
 //
 // Retrying is safe only when nobody received the request: NATS says so with "no responders"
 // (no leader subscribed: a failover). Those requests are sent again every RETRY_PAUSE_MS until
@@ -31,7 +33,7 @@ import { errorText, internal } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { ClusterKeys } from './cluster-keys.ts';
 import { openAnswer, sealRequest } from './forward-seal.ts';
-import { chunkBytes } from './forwarding.ts';
+import { chunkBytes, isRedirect } from './forwarding.ts';
 
 const RETRY_PAUSE_MS = 100;
 /** A request sent this recently before a change of leader is not ended by it until this old. */
@@ -59,6 +61,9 @@ interface Batch {
 }
 
 const NO_LEADER = Symbol('no leader');
+/** The leader answered that the batch was for another tenure: it did not run. */
+const REDIRECTED = Symbol('redirected');
+const MAX_REDIRECTS = 4;
 
 /** A request on its way, whose wait a change of leader ends (leaderChanged). */
 interface Waiting {
@@ -81,6 +86,8 @@ export class ForwardClient {
   private stalled: Batch[] = [];
   /** Requests sent and not answered yet (once()). */
   private readonly waiting = new Set<Waiting>();
+  /** The lease holder whose tenure batches are addressed to ('' before one is known). */
+  private to = '';
 
   constructor(opts: ForwardClientOptions) {
     this.o = opts;
@@ -135,6 +142,11 @@ export class ForwardClient {
     }
   }
 
+  /** The lease holder as this node hears of it (the lease key): later batches are addressed to its tenure. */
+  heard(holder: string): void {
+    this.to = holder;
+  }
+
   /**
    * The leader changed: every request sent before now stops waiting for its answer and is
    * answered ERROR internal (one sent in the last LATE_SEND_GRACE_MS, once it is that old and
@@ -183,10 +195,25 @@ export class ForwardClient {
     }
   }
 
-  /** The request proper; once `w` is over (its wait ended), what it returns is not used. */
+  /**
+   * The request proper; once `w` is over (its wait ended), what it returns is not used. A
+   * redirect (the batch was for another tenure, and did not run) is followed at once, a few
+   * times at most: the lease can change hands only so fast.
+   */
   private async request(b: Batch, w: Waiting): Promise<Reply[] | typeof NO_LEADER> {
-    // Sealed anew for each attempt (forward-seal.ts): a batch that waited for a leader is still fresh.
-    const sealed = sealRequest(this.o.keys, this.o.cluster, b.body);
+    for (let hop = 0; hop < MAX_REDIRECTS; hop++) {
+      const r = await this.requestOnce(b, w);
+      if (r !== REDIRECTED) return r;
+      if (w.over) return failed(b.n);
+    }
+    this.o.log.warn({ leader: this.to }, 'forwarded batches keep being redirected; answered ERROR internal');
+    return failed(b.n);
+  }
+
+  private async requestOnce(b: Batch, w: Waiting): Promise<Reply[] | typeof NO_LEADER | typeof REDIRECTED> {
+    // Sealed anew for each attempt (forward-seal.ts): a batch that waited for a leader is still
+    // fresh, and is addressed to the tenure this node knows of now.
+    const sealed = sealRequest(this.o.keys, this.o.cluster, this.to, b.body);
     try {
       const answer = await this.o.nc.requestMany(this.o.subject, sealed.body, { strategy: 'sentinel', maxWait: this.o.answerWaitMs });
       w.stop = (): void => { (answer as { stop?: () => void }).stop?.(); };
@@ -203,8 +230,12 @@ export class ForwardClient {
         this.o.log.warn('an answer to a forwarded batch that is not the leader\'s (its seal does not verify); answered ERROR internal');
         return failed(b.n);
       }
-      const replies = deserialize(payload) as Reply[] | null;
-      return Array.isArray(replies) && replies.length === b.n ? replies : failed(b.n);
+      const replies = deserialize(payload) as unknown;
+      if (isRedirect(replies)) {
+        this.to = replies.redirect;
+        return REDIRECTED;
+      }
+      return Array.isArray(replies) && replies.length === b.n ? replies as Reply[] : failed(b.n);
     } catch (err) {
       if (err instanceof NoRespondersError) return NO_LEADER;
       if (w.over) return failed(b.n);

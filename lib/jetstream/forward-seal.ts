@@ -1,10 +1,17 @@
 // The seals of forwarding (forwarding.ts; tickd(8) SECURITY): a follower's batch is run by the
 // leader only when it carries a MAC under the cluster's key, was sealed within FRESH_MS of the
-// leader's clock and was not seen before (a copied batch is not run twice); the leader's answer
+// leader's clock, is addressed to this leader's tenure (its lease holder, unique to one
+// tenure) and was not seen before (a copied batch is not run twice); the leader's answer
 // carries a MAC over the request's nonce and the answer, so that no one else can answer a
 // follower in the leader's name (and acknowledge writes that never happened).
 //
-//   request = 0xF2  key id (4)  sealed at, ms since the epoch (8)  nonce (16)  HMAC (32)  payload
+// Why the address: nonces are remembered by one tenure's leader only, so without it a copy of
+// a batch that ran under the last leader would run again under the next. A batch addressed to
+// another tenure is not run but redirected: answered (sealed) with this tenure's holder, so a
+// follower whose view of the lease lags sends it again at once, to the right address.
+//
+//   request = 0xF2  key id (4)  sealed at, ms since the epoch (8)  nonce (16)  HMAC (32)
+//             address length (1)  address (the holder, UTF-8)  payload
 //   answer  = 0xF3  key id (4)  HMAC (32)  payload
 import { randomBytes } from 'node:crypto';
 import { KEY_ID_BYTES, MAC_BYTES, type ClusterKeys } from './cluster-keys.ts';
@@ -12,9 +19,9 @@ import { KEY_ID_BYTES, MAC_BYTES, type ClusterKeys } from './cluster-keys.ts';
 const REQUEST = 0xf2;
 const ANSWER = 0xf3;
 const NONCE_BYTES = 16;
-const REQUEST_HEAD = 1 + KEY_ID_BYTES + 8 + NONCE_BYTES + MAC_BYTES;
+const REQUEST_HEAD = 1 + KEY_ID_BYTES + 8 + NONCE_BYTES + MAC_BYTES + 1;
 const ANSWER_HEAD = 1 + KEY_ID_BYTES + MAC_BYTES;
-const REQUEST_CONTEXT = Buffer.from('tickd/forward/1\0', 'latin1');
+const REQUEST_CONTEXT = Buffer.from('tickd/forward/2\0', 'latin1');
 const ANSWER_CONTEXT = Buffer.from('tickd/answer/1\0', 'latin1');
 /** How far a request's seal may be from the leader's clock (the nodes' clocks differ by less). */
 export const FRESH_MS = 60_000;
@@ -26,12 +33,21 @@ export interface SealedRequest {
   readonly nonce: Buffer;
 }
 
-export function sealRequest(keys: ClusterKeys, cluster: string, payload: Uint8Array, nowMs = Date.now()): SealedRequest {
+/** A batch for the tenure of lease holder `to` ('' when none is known: it is redirected). */
+export function sealRequest(keys: ClusterKeys, cluster: string, to: string, payload: Uint8Array, nowMs = Date.now()): SealedRequest {
   const at = Buffer.allocUnsafe(8);
   at.writeBigUInt64BE(BigInt(nowMs));
   const nonce = randomBytes(NONCE_BYTES);
-  const mac = keys.mac([REQUEST_CONTEXT, Buffer.from(`${cluster}\0`), at, nonce, payload])!;
-  return { body: Buffer.concat([Buffer.of(REQUEST), keys.signingId, at, nonce, mac, payload]), nonce };
+  const address = addressBytes(to);
+  const mac = keys.mac([REQUEST_CONTEXT, Buffer.from(`${cluster}\0`), at, nonce, address, payload])!;
+  return { body: Buffer.concat([Buffer.of(REQUEST), keys.signingId, at, nonce, mac, address, payload]), nonce };
+}
+
+/** Length byte and UTF-8: a holder is node name, pid and a random part, far below 255 bytes. */
+function addressBytes(to: string): Buffer {
+  const s = Buffer.from(to, 'utf8');
+  if (s.length > 255) throw new Error(`a lease holder of ${s.length} bytes cannot be addressed`);
+  return Buffer.concat([Buffer.of(s.length), s]);
 }
 
 /** The batches a leader has run lately, by nonce: a copy of one is refused. */
@@ -57,10 +73,17 @@ export class NonceBook {
   }
 }
 
-export type OpenedRequest = { readonly payload: Buffer; readonly nonce: Buffer } | { readonly refused: string };
+export type OpenedRequest =
+  | { readonly payload: Buffer; readonly nonce: Buffer }
+  /** A node's batch for another tenure: not run; its sender is told this tenure's holder. */
+  | { readonly misaddressed: string; readonly nonce: Buffer }
+  | { readonly refused: string };
 
-/** A request's payload and nonce, or why it is refused (never run, never answered with anything but an empty answer). */
-export function openRequest(keys: ClusterKeys, cluster: string, body: Uint8Array, nonces: NonceBook, nowMs = Date.now()): OpenedRequest {
+/**
+ * A request's payload and nonce when it is for the tenure of `holder`; a misaddressed one's
+ * address; or why it is refused (never run, never answered with anything but an empty answer).
+ */
+export function openRequest(keys: ClusterKeys, cluster: string, holder: string, body: Uint8Array, nonces: NonceBook, nowMs = Date.now()): OpenedRequest {
   const b = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (b.length < REQUEST_HEAD || b[0] !== REQUEST) return { refused: 'not a sealed batch' };
   let p = 1;
@@ -68,10 +91,14 @@ export function openRequest(keys: ClusterKeys, cluster: string, body: Uint8Array
   const at = b.subarray(p, (p += 8));
   const nonce = b.subarray(p, (p += NONCE_BYTES));
   const mac = b.subarray(p, (p += MAC_BYTES));
-  const payload = b.subarray(p);
-  if (!keys.verify([REQUEST_CONTEXT, Buffer.from(`${cluster}\0`), at, nonce, payload], id, mac)) return { refused: 'a seal that does not verify' };
+  const addressEnd = p + 1 + b[p]!;
+  if (addressEnd > b.length) return { refused: 'not a sealed batch' };
+  const address = b.subarray(p, addressEnd);
+  const payload = b.subarray(addressEnd);
+  if (!keys.verify([REQUEST_CONTEXT, Buffer.from(`${cluster}\0`), at, nonce, address, payload], id, mac)) return { refused: 'a seal that does not verify' };
   const sealedAt = Number(at.readBigUInt64BE());
   if (Math.abs(nowMs - sealedAt) > FRESH_MS) return { refused: `sealed ${Math.round((nowMs - sealedAt) / 1000)} s from this node's clock` };
+  if (address.toString('utf8', 1) !== holder) return { misaddressed: address.toString('utf8', 1), nonce: Buffer.from(nonce) };
   nonces.forget(nowMs);
   if (!nonces.admit(Buffer.from(nonce), nowMs)) return { refused: 'a batch run before (a copy)' };
   return { payload, nonce: Buffer.from(nonce) };

@@ -5,7 +5,8 @@
 // client always reads its own writes.
 //
 // Wire: the request body is the v8 serialization of Command[] (bigints cross intact); the
-// answer is the v8 serialization of Reply[] (or null: the request could not be read), cut
+// answer is the v8 serialization of Reply[] (or null: the request could not be read; or a
+// Redirect: the batch was for another tenure and did not run, forward-seal.ts), cut
 // into chunks below the server's max_payload, followed by an empty message (the requester's
 // "sentinel" strategy), since a page of a listing may be larger than one NATS message.
 //
@@ -19,6 +20,15 @@ const CHUNK_SLACK = 4096;
 /** The subject only the leader listens on; outside the stream's `<cluster>.>` tree. */
 export function forwardingSubject(cluster: string): string {
   return `$TICKD.${cluster}.forward`;
+}
+
+/** The answer to a batch addressed to another leader's tenure: not run; this is the leader now. */
+export interface Redirect {
+  readonly redirect: string;
+}
+
+export function isRedirect(v: unknown): v is Redirect {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as Redirect).redirect === 'string';
 }
 
 export type LocalBatch = (cmds: readonly Command[], done: (replies: Reply[]) => void) => void;

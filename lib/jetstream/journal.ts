@@ -85,6 +85,12 @@ export class StreamJournal implements Journal {
   /** The sequence the next publish must follow. */
   private expected: number;
   private fencedWhy: string | null = null;
+  /**
+   * Set when a write was refused for its expected sequence with every write before it
+   * acknowledged: the sequence of that last acknowledged write. After it there is a foreign
+   * message or another writer's record (restore.ts tells which).
+   */
+  private foreignAfterSeq: number | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Settles when every flush so far has: a flush's retries wait for the ones before it. */
   private tail: Promise<void> = Promise.resolve();
@@ -104,6 +110,15 @@ export class StreamJournal implements Journal {
 
   get fenced(): boolean {
     return this.fencedWhy !== null;
+  }
+
+  get writerId(): string {
+    return this.o.writerId;
+  }
+
+  /** Where someone else wrote after this node's last acknowledged write (it is fenced then), or null. */
+  get foreignAfter(): number | null {
+    return this.foreignAfterSeq;
   }
 
   /** The sequence of the last record handed to the stream (acknowledged or on its way). */
@@ -174,8 +189,12 @@ export class StreamJournal implements Journal {
           await this.publish(batch[k]!, first + k);
           break;
         } catch (err) {
-          // Everything before this one is acknowledged now: a wrong sequence is another writer.
-          if (wrongLastSequence(err) || performance.now() > deadline) throw err;
+          // Everything before this one is acknowledged now: a wrong sequence is someone else's write.
+          if (wrongLastSequence(err)) {
+            this.foreignAfterSeq ??= first + k;
+            throw err;
+          }
+          if (performance.now() > deadline) throw err;
           await new Promise((r) => setTimeout(r, RETRY_PAUSE_MS));
         }
       }
@@ -189,6 +208,22 @@ export class StreamJournal implements Journal {
       expect: { lastSequence: expected }, msgID: `${this.o.writerId}:${expected}`, timeout: ATTEMPT_TIMEOUT_MS,
     });
     if (q.removal && this.removals === null) void this.deleteRemoval(ack.seq);
+  }
+
+  /**
+   * While nothing is being written: whether the stream goes on past this node's last write
+   * (someone else wrote, and an idle leader would not learn of it until its next write). If it
+   * does, the journal is fenced as a refused write fences it, so that the node puts back what
+   * a foreign message pushed out (restore.ts) without waiting for a client.
+   */
+  async checkForeignWrites(): Promise<void> {
+    const idle = (): boolean => this.fencedWhy === null && this.queued.length === 0 && this.inFlight.size === 0 && this.recovering === 0;
+    if (!idle()) return;
+    const expected = this.expected;
+    const { state } = await this.o.jsm.streams.info(this.o.subjects.stream);
+    if (state.last_seq <= expected || !idle() || this.expected !== expected) return;
+    this.foreignAfterSeq ??= expected;
+    this.fence('another writer wrote to the stream');
   }
 
   /** Removals a checkpoint now covers: each deleted once no node can still need it. */

@@ -15,16 +15,19 @@ export class LeaseWatch {
   private readonly kv: KV;
   private readonly log: Logger;
   private readonly changed: () => void;
+  private readonly heard: (holder: string) => void;
   /** The holder of the latest PUT seen, and the latest revision: a later one with another holder is a change. */
   private holder: string | null = null;
   private revision = 0;
   private watching = false;
   private stopWatch: (() => void) | null = null;
 
-  constructor(kv: KV, log: Logger, changed: () => void) {
+  /** `heard`: each holder of a PUT (the address of forwarded batches); `changed`: a new holder after another. */
+  constructor(kv: KV, log: Logger, changed: () => void, heard: (holder: string) => void) {
     this.kv = kv;
     this.log = log;
     this.changed = changed;
+    this.heard = heard;
   }
 
   /** Follows the key until stop(), started again after a failure. */
@@ -50,6 +53,7 @@ export class LeaseWatch {
     const { holder } = describeHolder(entry);
     const before = this.holder;
     this.holder = holder;
+    this.heard(holder);
     if (before !== null && before !== holder) this.changed();
   }
 

@@ -56,6 +56,7 @@ import { applyRecord, type LogRecord } from '../engine/journal.ts';
 import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import { LeaseWatch } from './lease-watch.ts';
 import { QuarantineBook } from './quarantine-book.ts';
+import { restoreAfterFence, restoreFromCopy, type CopyParts } from './restore-from-copy.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
@@ -140,7 +141,7 @@ export class ClusterNode {
     this.p = parts;
     this.log = parts.log;
     this.checkpoints = new CheckpointSchedule({ run: parts.checkpoints, cluster: parts.opts, log: parts.log });
-    this.leaseWatch = new LeaseWatch(parts.leaseKv, parts.log, () => this.forwarder.leaderChanged());
+    this.leaseWatch = new LeaseWatch(parts.leaseKv, parts.log, () => this.forwarder.leaderChanged(), (holder) => this.forwarder.heard(holder));
     this.quarantine = new QuarantineBook({ keys: parts.keys, log: parts.log, counted: () => this.hooks?.quarantined?.() });
     this.forwarder = new ForwardClient({
       nc: parts.nc, subject: forwardingSubject(parts.opts.name), log: parts.log, cluster: parts.opts.name, keys: parts.keys,
@@ -265,8 +266,15 @@ export class ClusterNode {
       if (!lease.held || this.stopping) throw new Error('the lease ran out while catching up');
       if (this.p.members.outOfView) throw new Error('this node was out of the cluster\'s view for a while, so a removal it needed may be gone: its copy is rebuilt first');
       await this.tail!.stop();
-      const afterSeq = Math.max(state.last_seq, this.tail!.applied);
+      let afterSeq = Math.max(state.last_seq, this.tail!.applied);
       this.tail = null;
+      // What foreign messages pushed out while this node followed is put back before it writes.
+      const strays = this.quarantine.strays();
+      if (strays.length > 0) {
+        const restored = await restoreFromCopy(this.copyParts(), holder, lease, afterSeq, strays);
+        if ('otherWriter' in restored) throw new Error(`another writer wrote to the stream: ${restored.otherWriter}`);
+        afterSeq = restored.lastSeq;
+      }
       this.lease = lease;
       this.tenureEnded = ended;
       this.stream = new StreamJournal({
@@ -274,7 +282,9 @@ export class ClusterNode {
         onFenced: (why) => this.stepDown(why), mayWrite: () => lease.held, keys: this.p.keys,
       });
       this.journal.use(this.stream);
-      this.server = new CommandServer({ nc: this.p.nc, subject: forwardingSubject(opts.name), cluster: opts.name, keys: this.p.keys, run: this.hooks!.local, log: this.log });
+      this.server = new CommandServer({
+        nc: this.p.nc, subject: forwardingSubject(opts.name), cluster: opts.name, keys: this.p.keys, holder, run: this.hooks!.local, log: this.log,
+      });
       this.roleNow = 'leader';
       this.log.info({ role: 'leader', cause: 'took the lease', lastSeq: afterSeq }, 'role changed: leader');
       this.checkpoints.leading();
@@ -324,11 +334,18 @@ export class ClusterNode {
     await stream?.close();
     this.stream = null;
     this.lease = null;
+    // Fenced by someone else's write: while the lease is still ours and the copy is the
+    // acknowledged state, what a foreign message pushed out is put back (restore.ts).
+    if (stream !== null && lease !== null) await restoreAfterFence(this.copyParts(), stream, lease);
     await lease?.release();
     await stream?.closeRemovals(this.stopping);
     this.hooks!.demoted();
     await this.tail?.stop();
     this.tail = null; // the loop rebuilds the copy before competing again
+  }
+
+  private copyParts(): CopyParts {
+    return { ...this.p, trust: this.quarantine };
   }
 
   private async report(): Promise<void> {
@@ -349,6 +366,7 @@ export class ClusterNode {
     const stream = this.stream;
     if (this.roleNow !== 'leader' || stream === null) return;
     this.quarantine.clear(this.p.jsm, this.p.subjects.stream);
+    void stream.checkForeignWrites().catch(() => { /* NATS unreachable: the next write tells */ });
     this.checkpoints.consider(stream.lastSeq, this.p.jobs.size + this.p.rules.size, (m) => this.stream?.holdRemovals(m.removals));
   }
 

@@ -8,6 +8,7 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import { errorText } from '../errors.ts';
 import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import type { Quarantined, StreamTrust } from '../jetstream/quarantine.ts';
+import type { Stray } from '../jetstream/restore.ts';
 import type { Logger } from '../log.ts';
 
 const WARNINGS_PER_MINUTE = 20;
@@ -26,7 +27,8 @@ export class QuarantineBook implements StreamTrust {
   /** Quarantined since the start. */
   total = 0;
   private verifiedRecords = 0;
-  private readonly pending = new Set<number>();
+  /** Sequence to subject, of what is to be deleted. */
+  private readonly pending = new Map<number, string>();
   private deleting = false;
   private minute = 0;
   private warned = 0;
@@ -46,7 +48,7 @@ export class QuarantineBook implements StreamTrust {
   quarantined(q: Quarantined): void {
     this.total++;
     this.o.counted();
-    if (q.deletable && this.pending.size < MAX_PENDING) this.pending.add(q.seq);
+    if (q.deletable && this.pending.size < MAX_PENDING) this.pending.set(q.seq, q.subject);
     const minute = Math.floor(Date.now() / 60_000);
     if (minute !== this.minute) {
       if (this.unsaid > 0) this.o.log.warn({ count: this.unsaid }, 'more stream messages quarantined in the last minute');
@@ -58,9 +60,19 @@ export class QuarantineBook implements StreamTrust {
     else this.unsaid++;
   }
 
+  /** The deletable messages quarantined and not deleted yet: what a node taking over restores over (restore.ts). */
+  strays(): Stray[] {
+    return this.trusted() ? [...this.pending].map(([seq, subject]) => ({ seq, subject })) : [];
+  }
+
+  /** Whether this node's keys verified any record: if not, it takes nothing for junk. */
+  private trusted(): boolean {
+    return this.total === 0 || this.verifiedRecords > 0;
+  }
+
   /** While leading: deletes what was quarantined (one pass at a time; what fails stays for the next). */
   clear(jsm: JetStreamManager, stream: string): void {
-    if (this.total > 0 && this.verifiedRecords === 0) {
+    if (!this.trusted()) {
       if (!this.misconfiguredSaid) {
         this.misconfiguredSaid = true;
         this.o.log.error({ quarantined: this.total }, 'this node verified none of the stream\'s records: is --cluster-secret-file the one of the other nodes? Nothing quarantined is deleted');
@@ -69,7 +81,7 @@ export class QuarantineBook implements StreamTrust {
     }
     if (this.deleting || this.pending.size === 0) return;
     this.deleting = true;
-    const seqs = [...this.pending];
+    const seqs = [...this.pending.keys()];
     void (async () => {
       for (const seq of seqs) {
         try {

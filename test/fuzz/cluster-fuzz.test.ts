@@ -612,8 +612,8 @@ class Fuzzer {
     switch (fuzz.int(0, 7)) {
       case 0: [what, body] = ['forward: random bytes', fuzz.bytes(fuzz.int(0, 2000))]; break;
       case 1: [what, body] = ['forward: unsealed batch', serialize(this.evilBatch())]; break;
-      case 2: [what, body] = ['forward: batch sealed with another secret', sealRequest(otherKeys, NAME, serialize(this.evilBatch())).body]; break;
-      case 3: [what, body] = ['forward: another cluster\'s batch', sealRequest(testKeys, OTHER_CLUSTER, serialize(this.evilBatch())).body]; break;
+      case 2: [what, body] = ['forward: batch sealed with another secret', sealRequest(otherKeys, NAME, '', serialize(this.evilBatch())).body]; break;
+      case 3: [what, body] = ['forward: another cluster\'s batch', sealRequest(testKeys, OTHER_CLUSTER, '', serialize(this.evilBatch())).body]; break;
       case 4: case 5:
         if (copy !== null) [what, body] = ['forward: a node\'s batch copied (2 s or more later)', copy.data];
         else [what, body] = ['forward: random bytes', fuzz.bytes(fuzz.int(0, 200))];

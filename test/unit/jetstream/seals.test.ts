@@ -60,18 +60,29 @@ describe('jetstream seals', () => {
     expect(seen[0]!.why).to.match(/does not decode/);
   });
 
-  it('runs a forwarded batch once, while fresh, and only its sender can read the answer as the leader\'s', () => {
+  it('runs a forwarded batch once, while fresh, for its tenure, and only its sender can read the answer as the leader\'s', () => {
     const keys = new ClusterKeys([A]);
     const nonces = new NonceBook();
     const now = 1_800_000_000_000;
-    const { body, nonce } = sealRequest(keys, 'c', Buffer.from('cmds'), now);
-    const opened = openRequest(keys, 'c', body, nonces, now + 1000);
+    const L = 'n1/42/0a0b0c0d';
+    const { body, nonce } = sealRequest(keys, 'c', L, Buffer.from('cmds'), now);
+    // Addressed to another tenure (the next leader's, or none known): not run, not remembered, redirected.
+    expect(openRequest(keys, 'c', 'n2/7/ffffffff', body, nonces, now + 500)).to.deep.equal({ misaddressed: L, nonce });
+    const opened = openRequest(keys, 'c', L, body, nonces, now + 1000);
     expect('payload' in opened && opened.payload.toString()).to.equal('cmds');
-    expect(openRequest(keys, 'c', body, nonces, now + 2000)).to.deep.equal({ refused: 'a batch run before (a copy)' });
-    expect(openRequest(keys, 'd', sealRequest(keys, 'c', Buffer.from('x'), now).body, nonces, now)).to.deep.equal({ refused: 'a seal that does not verify' });
-    expect(openRequest(keys, 'c', sealRequest(keys, 'c', Buffer.from('x'), now - FRESH_MS - 1).body, nonces, now)).to.have.property('refused').that.matches(/from this node's clock/);
-    expect(openRequest(new ClusterKeys([B]), 'c', sealRequest(keys, 'c', Buffer.from('x'), now).body, nonces, now)).to.deep.equal({ refused: 'a seal that does not verify' });
-    expect(openRequest(keys, 'c', Buffer.from('random bytes, not a batch at all, and long enough to have every field'), nonces, now)).to.deep.equal({ refused: 'not a sealed batch' });
+    expect(openRequest(keys, 'c', L, body, nonces, now + 2000)).to.deep.equal({ refused: 'a batch run before (a copy)' });
+    expect(openRequest(keys, 'c', 'n2/7/ffffffff', body, new NonceBook(), now + 2000)).to.have.property('misaddressed', L);
+    const unknown = sealRequest(keys, 'c', '', Buffer.from('x'), now).body;
+    expect(openRequest(keys, 'c', L, unknown, nonces, now)).to.have.property('misaddressed', '');
+    // The address is sealed: rewriting it breaks the seal.
+    const moved = Buffer.from(body);
+    moved[1 + 4 + 8 + 16 + 32 + 1] ^= 1;
+    expect(openRequest(keys, 'c', L, moved, new NonceBook(), now)).to.deep.equal({ refused: 'a seal that does not verify' });
+    expect(openRequest(keys, 'c', L, body.subarray(0, 1 + 4 + 8 + 16 + 32 + 3), new NonceBook(), now)).to.deep.equal({ refused: 'not a sealed batch' });
+    expect(openRequest(keys, 'd', L, sealRequest(keys, 'c', L, Buffer.from('x'), now).body, nonces, now)).to.deep.equal({ refused: 'a seal that does not verify' });
+    expect(openRequest(keys, 'c', L, sealRequest(keys, 'c', L, Buffer.from('x'), now - FRESH_MS - 1).body, nonces, now)).to.have.property('refused').that.matches(/from this node's clock/);
+    expect(openRequest(new ClusterKeys([B]), 'c', L, sealRequest(keys, 'c', L, Buffer.from('x'), now).body, nonces, now)).to.deep.equal({ refused: 'a seal that does not verify' });
+    expect(openRequest(keys, 'c', L, Buffer.from('random bytes, not a batch at all, and long enough to have every field'), nonces, now)).to.deep.equal({ refused: 'not a sealed batch' });
     const answer = sealAnswer(keys, 'c', nonce, Buffer.from('replies'));
     expect(openAnswer(keys, 'c', nonce, answer)!.toString()).to.equal('replies');
     expect(openAnswer(keys, 'c', Buffer.alloc(16), answer)).to.equal(null);
