@@ -38,7 +38,7 @@ export function httpStatus(code: ErrorCode): number {
 /** Startup failures (configuration, token file, listeners): the name is printed verbatim. */
 export type StartupErrorName =
   | 'InvalidLogLevel' | 'FramerateOutOfRange' | 'UnknownSection' | 'UnknownKey' | 'InvalidValue'
-  | 'MissingSecret' | 'EmptyNamespace' | 'DuplicateSecret' | 'ReadError' | 'ListenError' | 'LogfileError' | 'ClusterError';
+  | 'MissingSecret' | 'EmptyNamespace' | 'DuplicateSecret' | 'ReadError' | 'ListenError' | 'LogfileError' | 'LogfileTooNew' | 'ClusterError';
 
 export class StartupError extends Error {
   override readonly name: StartupErrorName;

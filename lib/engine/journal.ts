@@ -15,7 +15,13 @@ export type LogRecord =
   | { readonly t: 'job'; readonly job: Job }
   | { readonly t: 'rule'; readonly rule: Rule }
   | { readonly t: 'job.removed'; readonly id: string }
-  | { readonly t: 'rule.removed'; readonly id: string };
+  | { readonly t: 'rule.removed'; readonly id: string }
+  /**
+   * A format mark (doc/logfile-format.md, Extension records): the writer of the records that
+   * follow works at format `version` (lib/domain/format.ts). It is about the log, not its
+   * contents: it applies to nothing in the stores.
+   */
+  | { readonly t: 'format'; readonly version: number };
 
 /**
  * The engine's only way to persist. append() buffers; flush() resolves once every record
@@ -45,6 +51,8 @@ export function applyRecord(jobs: JobStore, rules: RuleStore, rec: LogRecord): v
     case 'rule': rules.put(rec.rule); return;
     case 'job.removed': jobs.delete(rec.id); return;
     case 'rule.removed': rules.delete(rec.id); return;
+    // Reading it proved this tickd reads its format (the codec refuses a newer one): nothing to keep.
+    case 'format': return;
     default: {
       // JSON.stringify would throw on a job's bigint execution: name the tag instead
       const never: never = rec;

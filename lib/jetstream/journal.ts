@@ -137,9 +137,7 @@ export class StreamJournal implements Journal {
 
   append(rec: LogRecord): void {
     if (this.fencedWhy !== null) throw new NotWritingError(`not writing: ${this.fencedWhy}`);
-    const subject = rec.t === 'job' ? this.o.subjects.job(rec.job.id)
-      : rec.t === 'rule' ? this.o.subjects.rule(rec.rule.id)
-      : rec.t === 'job.removed' ? this.o.subjects.job(rec.id) : this.o.subjects.rule(rec.id);
+    const subject = this.o.subjects.of(rec);
     const frame = encodeRecord(rec); // throws before anything is queued when the record is too large
     this.queued.push({ subject, payload: frame.subarray(FRAME_HEADER_BYTES), removal: rec.t === 'job.removed' || rec.t === 'rule.removed' });
   }

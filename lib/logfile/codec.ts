@@ -9,6 +9,9 @@
 //           | 0x01 id:str  pattern:str  runner             rule
 //           | 0x02 id:str                                  job removal
 //           | 0x03 id:str                                  rule removal
+//           | type:u8 (>= 0x04) needs:u16 body             extension record (format 2 on)
+//   extension records: 0x04 (no body)                      format mark: the writer of what
+//                                                              follows works at format `needs`
 //   runner  = 0x00 command:str                             shell
 //           | 0x01 dsn:str exchange:str routing_key:str    amqp
 //           | 0x02 executable:str count:u16 arg:str*       direct
@@ -23,7 +26,15 @@
 // for, strings are valid UTF-8, enumerations are known values; any violation throws
 // RecordDecodeError naming the absolute byte offset in the file. Iterating the frames of a
 // buffer (and telling a torn tail from corruption) is frames.ts.
+//
+// Extension records (lib/domain/format.ts): type bytes 0..3 are ztick's (format 1) and never
+// change; every type byte from 0x04 on is followed by `needs`, the lowest format that reads
+// the record, and `needs` is read before anything else of it: above FORMAT_VERSION the body
+// is unknown by definition, and the record is refused as a newer tickd's (NewerRecordError),
+// not as damage. An extension type this code does not know although its `needs` says it
+// should is damage (RecordDecodeError), like any unknown byte.
 import { isUtf8 } from 'node:buffer';
+import { FIRST_EXTENSION_FORMAT, FORMAT_VERSION, readsFormat } from '../domain/format.ts';
 import { JOB_STATUSES, statusCode } from '../domain/job.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
@@ -32,6 +43,10 @@ import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
 import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import type { HttpMethod, RedisCommand, RunnerSpec } from '../domain/runner-spec.ts';
 import type { LogRecord } from '../engine/journal.ts';
+import { NewerRecordError, RecordDecodeError, RecordEncodeError } from './codec-errors.ts';
+
+export { NewerRecordError, RecordDecodeError, RecordEncodeError } from './codec-errors.ts';
+export type { RecordEncodeCode } from './codec-errors.ts';
 
 export const FRAME_HEADER_BYTES = 4;
 /**
@@ -45,35 +60,11 @@ const TYPE_JOB = 0;
 const TYPE_RULE = 1;
 const TYPE_JOB_REMOVED = 2;
 const TYPE_RULE_REMOVED = 3;
+/** The format mark, the first extension record: from type byte 4 on, `needs` follows it. */
+const TYPE_FORMAT = 4;
 
 /** Persisted runner discriminants; 0..4 are fixed forever, later kinds take the next byte. */
 const RUNNER_BYTE = { shell: 0, amqp: 1, direct: 2, awf: 3, http: 4, redis: 5 } as const;
-
-export type RecordEncodeCode = 'string_too_long' | 'list_too_long' | 'record_too_large' | 'execution_out_of_range';
-
-export class RecordEncodeError extends Error {
-  override readonly name = 'RecordEncodeError';
-  readonly code: RecordEncodeCode;
-  constructor(code: RecordEncodeCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
-export class RecordDecodeError extends Error {
-  override readonly name = 'RecordDecodeError';
-  /** Absolute file offset of the frame that does not decode. */
-  readonly frameOffset: number;
-  /** Absolute file offset of the offending byte. */
-  readonly offset: number;
-  readonly reason: string;
-  constructor(frameOffset: number, offset: number, reason: string) {
-    super(`record at byte offset ${frameOffset} does not decode: ${reason} (byte offset ${offset})`);
-    this.frameOffset = frameOffset;
-    this.offset = offset;
-    this.reason = reason;
-  }
-}
 
 // ---------------------------------------------------------------- encoding
 
@@ -120,6 +111,13 @@ function payloadSize(rec: LogRecord): number {
     case 'rule': return 1 + strSize(rec.rule.id, 'rule identifier') + strSize(rec.rule.pattern, 'rule pattern') + runnerSize(rec.rule.runner);
     case 'job.removed': return 1 + strSize(rec.id, 'job identifier');
     case 'rule.removed': return 1 + strSize(rec.id, 'rule identifier');
+    case 'format':
+      // A mark no reader of this code could read back (above FORMAT_VERSION), or that claims a
+      // format without extension records, would be a lie about what follows it.
+      if (!Number.isInteger(rec.version) || rec.version < FIRST_EXTENSION_FORMAT || !readsFormat(rec.version)) {
+        throw new RecordEncodeError('format_out_of_range', `format mark ${rec.version} is outside ${FIRST_EXTENSION_FORMAT}..${FORMAT_VERSION}`);
+      }
+      return 1 + 2;
   }
 }
 
@@ -218,6 +216,12 @@ export function writeFrame(rec: LogRecord, size: number, buf: Buffer, at: number
     case 'rule.removed':
       buf[p] = TYPE_RULE_REMOVED;
       p = putStr(buf, p + 1, rec.id);
+      break;
+    case 'format':
+      buf[p] = TYPE_FORMAT;
+      buf[p + 1] = rec.version >>> 8;
+      buf[p + 2] = rec.version & 0xff;
+      p += 3;
       break;
   }
   return p;
@@ -325,6 +329,19 @@ function payload(): LogRecord {
     }
     case TYPE_JOB_REMOVED: return { t: 'job.removed', id: str('job identifier') };
     case TYPE_RULE_REMOVED: return { t: 'rule.removed', id: str('rule identifier') };
+    default: return extension(at, type); // every type byte from TYPE_FORMAT on
+  }
+}
+
+/** An extension record whose type byte (at `at`) has been read: `needs` first, then the body. */
+function extension(at: number, type: number): LogRecord {
+  const needsAt = pos;
+  const needs = u16(`format needed by record type ${type}`);
+  if (!readsFormat(needs)) throw new NewerRecordError(frameAt, base + needsAt, needs);
+  switch (type) {
+    case TYPE_FORMAT:
+      if (needs < FIRST_EXTENSION_FORMAT) throw fail(needsAt, `format mark ${needs}: no format before ${FIRST_EXTENSION_FORMAT} has extension records`);
+      return { t: 'format', version: needs };
     default: throw fail(at, `unknown record type byte ${type}`);
   }
 }
@@ -332,7 +349,8 @@ function payload(): LogRecord {
 /**
  * Decodes the payload in buf[offset, payloadEnd). `baseOffset` is the file offset of buf[0],
  * so errors name absolute file offsets; the frame header is taken to sit just before
- * `offset`. Throws RecordDecodeError on any malformation, trailing bytes included.
+ * `offset`. Throws RecordDecodeError on any malformation, trailing bytes included, and its
+ * subclass NewerRecordError for a record of a format above FORMAT_VERSION.
  */
 export function decodePayload(buf: Buffer, offset: number, payloadEnd: number = buf.length, baseOffset = 0): LogRecord {
   src = buf;

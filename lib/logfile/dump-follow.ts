@@ -16,7 +16,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isRemoval, recordKey } from './frames.ts';
+import { FORMAT_KEY, isRemoval, recordKey } from './frames.ts';
 import { formatRecord } from './dump-format.ts';
 import type { DumpFormat } from './dump-format.ts';
 import { LineSink, readRange, readWholeFile } from './dump-read.ts';
@@ -122,7 +122,7 @@ async function showDifferences(ctx: FollowContext, handle: FileHandle): Promise<
     if (ctx.shown.get(key) !== line) ctx.sink.line(line);
   }
   for (const key of ctx.shown.keys()) {
-    if (state.has(key)) continue;
+    if (state.has(key) || key === FORMAT_KEY) continue; // a mark that went is no change of state
     const id = key.slice(1);
     ctx.sink.line(formatRecord(key[0] === 'j' ? { t: 'job.removed', id } : { t: 'rule.removed', id }, ctx.format));
   }

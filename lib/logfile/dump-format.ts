@@ -7,13 +7,16 @@
 //   rule RULE SET <id> <pattern> <kind> <runner args as in LISTRULES>
 //   removed REMOVE <id>
 //   removed REMOVERULE <id>
+//   format FORMAT <version>                   (a format mark; FORMAT is no instruction, and a
+//                                              daemon ignores a line whose instruction it does not
+//                                              know, tickd-protocol(7): the mark changes no state)
 // Arguments are quoted as in tickd-protocol(7) COMMANDS, under LISTRULES
 // (lib/domain/arguments.ts).
 //
 // json: one object per line; `execution` is an exact integer, never rounded.
 //   {"type":"job","id":...,"execution":1775822400123456789,"status":"planned"}
 //   {"type":"rule","id":...,"pattern":...,"runner":{"type":"shell","command":...}}
-//   {"type":"job.removed","id":...}   {"type":"rule.removed","id":...}
+//   {"type":"job.removed","id":...}   {"type":"rule.removed","id":...}   {"type":"format","version":2}
 // Runners use the HTTP object form of tickd-protocol(7) HTTP INTERFACE for every kind, written
 // by the same function as the HTTP API's (runnerToJson).
 import { formatRuleArgs, quoteArg } from '../domain/arguments.ts';
@@ -36,6 +39,8 @@ export function formatText(rec: LogRecord): string {
       return `removed REMOVE ${quoteArg(rec.id)}`;
     case 'rule.removed':
       return `removed REMOVERULE ${quoteArg(rec.id)}`;
+    case 'format':
+      return `format FORMAT ${rec.version}`;
   }
 }
 
@@ -50,5 +55,7 @@ export function formatJson(rec: LogRecord): string {
       return `{"type":"job.removed","id":${s(rec.id)}}`;
     case 'rule.removed':
       return `{"type":"rule.removed","id":${s(rec.id)}}`;
+    case 'format':
+      return `{"type":"format","version":${rec.version}}`;
   }
 }

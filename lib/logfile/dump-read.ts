@@ -43,7 +43,7 @@ export class LineSink {
 /**
  * Decodes the frames in [from, to) of an open logfile, flushing `sink` after every window.
  * Returns where the first incomplete frame starts (== to when there is none).
- * Throws LogfileCorruptError for a complete frame that does not decode.
+ * Throws LogfileUnreadableError (replay.ts) for a complete frame that does not decode.
  */
 export async function readRange(
   handle: FileHandle,

@@ -8,8 +8,15 @@
 // over the source copies those frames out in offset order (which is the order of last write).
 // Keeping a Buffer per entry instead made a million small objects for the GC to copy: scavenges
 // of 40+ ms.
+//
+// Format marks (doc/logfile-format.md, Extension records) are no entries, but the output must
+// not forget them: a mark is how a log says that it was written at a format an older tickd
+// must not take part in. The output starts with one mark, of the highest format seen: the
+// folded records come from under every mark of the source, mixed, so the file as a whole is
+// at the highest of them. A source without marks gives an output without one (a ztick log
+// stays a ztick log).
 import { open, type FileHandle } from 'node:fs/promises';
-import { FRAME_HEADER_BYTES } from './codec.ts';
+import { encodeRecord, FRAME_HEADER_BYTES } from './codec.ts';
 import { foldRecord } from './frames.ts';
 import { LOGFILE_MODE, writeFully } from './fsutil.ts';
 import { scanFile } from './replay.ts';
@@ -45,13 +52,18 @@ async function foldInto(src: string, output: FileHandle, sync: boolean): Promise
   try {
     const inputBytes = (await input.stat()).size;
     let offset = 0; // frames are visited in file order, back to back from offset 0
+    let format = 0; // the highest format mark seen; 0: none
     const scan = await scanFile(input, src, 0, inputBytes, (rec, _buf, start, end) => {
-      foldRecord(latest, rec, () => offset);
+      if (rec.t === 'format') format = Math.max(format, rec.version);
+      else foldRecord(latest, rec, () => offset);
       offset += end - start;
     });
-    const outputBytes = await copyFrames(input, latest.values(), scan.tornAt, output);
+    const head = format > 0 ? encodeRecord({ t: 'format', version: format }) : Buffer.alloc(0);
+    if (head.length > 0) await writeFully(output, head);
+    const outputBytes = head.length + await copyFrames(input, latest.values(), scan.tornAt, output);
     if (sync) await output.sync();
-    return { inputRecords: scan.records, outputRecords: latest.size, inputBytes, outputBytes, tornBytes: inputBytes - scan.tornAt };
+    const outputRecords = latest.size + (format > 0 ? 1 : 0);
+    return { inputRecords: scan.records, outputRecords, inputBytes, outputBytes, tornBytes: inputBytes - scan.tornAt };
   } finally {
     await input.close();
   }

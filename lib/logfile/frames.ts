@@ -1,8 +1,9 @@
 // Frames in a buffer: the one iteration that replay, compaction and dump build on (through
 // replay.ts scanFile), and the fold of records to their last state. A frame whose declared length runs past the end of the data is
 // "incomplete" (a torn tail when it is the last one), never an error here; a complete frame
-// that does not decode throws RecordDecodeError; a declared length above MAX_PAYLOAD_BYTES is
-// corruption even when incomplete, so one damaged header cannot pass for a torn tail.
+// that does not decode throws RecordDecodeError (NewerRecordError when it is a newer tickd's
+// record); a declared length above MAX_PAYLOAD_BYTES is corruption even when incomplete, so
+// one damaged header cannot pass for a torn tail.
 import { decodePayload, FRAME_HEADER_BYTES, MAX_PAYLOAD_BYTES, RecordDecodeError } from './codec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 
@@ -40,6 +41,9 @@ export function forEachFrame(
   }
 }
 
+/** The key of a format mark: one for the whole log, apart from every job's and rule's. */
+export const FORMAT_KEY = 'f';
+
 /** Fold key: a job and a rule with the same identifier never collide (doc/logfile-format.md). */
 export function recordKey(rec: LogRecord): string {
   switch (rec.t) {
@@ -47,6 +51,7 @@ export function recordKey(rec: LogRecord): string {
     case 'job.removed': return `j${rec.id}`;
     case 'rule': return `r${rec.rule.id}`;
     case 'rule.removed': return `r${rec.id}`;
+    case 'format': return FORMAT_KEY;
   }
 }
 
@@ -56,9 +61,12 @@ export function isRemoval(rec: LogRecord): boolean {
 
 /**
  * Folds `rec` into `state` the way compaction does: one value per entry, in order of last
- * write (a re-created entry moves to the end), and a removal drops its entry.
+ * write (a re-created entry moves to the end), and a removal drops its entry. A format mark
+ * is no entry (it says how the log was written, not what it holds): it is left out, and a
+ * compaction puts the highest one it saw at the head of its output itself (fold.ts).
  */
 export function foldRecord<V>(state: Map<string, V>, rec: LogRecord, value: () => V): void {
+  if (rec.t === 'format') return;
   const key = recordKey(rec);
   state.delete(key);
   if (!isRemoval(rec)) state.set(key, value());

@@ -34,7 +34,10 @@ export interface OpenedLogfile {
   readonly replay: StartupReplay;
 }
 
-/** Throws LogfileCorruptError (replay.ts) for a complete record that does not decode. */
+/**
+ * Throws LogfileCorruptError (replay.ts) for a complete record that does not decode, and
+ * LogfileTooNewError for a record of a newer tickd; the log is then left as it is.
+ */
 export async function openLogfile(opts: OpenLogfileOptions): Promise<OpenedLogfile> {
   const { folds } = opts;
   try {

@@ -7,6 +7,11 @@
 //   leave after a crash that extended the file before its data reached the disk.
 // - A complete frame that does not decode stops everything: LogfileCorruptError names the
 //   file and the byte offset. Nothing is skipped silently.
+// - A record of a newer tickd (an extension record that needs a format above FORMAT_VERSION,
+//   lib/domain/format.ts) is no damage: LogfileTooNewError names the format and the offset.
+//   It stops everything too, before the torn-tail cut, so the file is left exactly as it is
+//   for the newer tickd it belongs to. (A record of a newer tickd inside a torn tail is not
+//   looked at: it was never acknowledged, and the newer tickd would cut it off as well.)
 // - Startup order: a leftover `<path>.to_compress` (an interrupted compaction) is replayed
 //   first, then `<path>`. Every record states a whole value, so records that are in both
 //   (a compaction that had already replaced `<path>`) do no harm when applied twice.
@@ -14,15 +19,19 @@
 import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Logger } from '../log.ts';
-import { FRAME_HEADER_BYTES, RecordDecodeError } from './codec.ts';
+import { FRAME_HEADER_BYTES, NewerRecordError, RecordDecodeError } from './codec.ts';
 import { forEachFrame } from './frames.ts';
 import { compactingPath, exists, isNotFound, toCompressPath } from './fsutil.ts';
 import type { LogRecord } from '../engine/journal.ts';
 
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
-export class LogfileCorruptError extends Error {
-  override readonly name = 'LogfileCorruptError';
+/**
+ * A complete record this tickd cannot read, named with its file and offset: damage
+ * (LogfileCorruptError) or a newer tickd's (LogfileTooNewError). Readers that only report
+ * and stop catch this; startup tells the two apart (lib/persistence/open.ts).
+ */
+export abstract class LogfileUnreadableError extends Error {
   readonly path: string;
   /** File offset of the frame that does not decode. */
   readonly offset: number;
@@ -30,6 +39,20 @@ export class LogfileCorruptError extends Error {
     super(`${path}: ${cause.message}`, { cause });
     this.path = path;
     this.offset = cause.frameOffset;
+  }
+}
+
+export class LogfileCorruptError extends LogfileUnreadableError {
+  override readonly name = 'LogfileCorruptError';
+}
+
+export class LogfileTooNewError extends LogfileUnreadableError {
+  override readonly name = 'LogfileTooNewError';
+  /** The format the record needs (above FORMAT_VERSION). */
+  readonly needs: number;
+  constructor(path: string, cause: NewerRecordError) {
+    super(path, cause);
+    this.needs = cause.needs;
   }
 }
 
@@ -93,8 +116,9 @@ export type FrameVisitor = (rec: LogRecord, buf: Buffer, start: number, end: num
 
 /**
  * Decodes the frames of an open logfile from offset `from` up to `size`, in large chunks.
- * A frame that does not decode throws LogfileCorruptError, unless everything from it to
- * `size` is zero bytes (then it counts as the torn tail).
+ * A newer tickd's record throws LogfileTooNewError. A frame that does not decode throws
+ * LogfileCorruptError, unless everything from it to `size` is zero bytes (then it counts as
+ * the torn tail).
  */
 export async function scanFile(handle: FileHandle, path: string, from: number, size: number, visit: FrameVisitor): Promise<Scan> {
   let buf = Buffer.allocUnsafe(Math.max(FRAME_HEADER_BYTES, Math.min(CHUNK_BYTES, size - from)));
@@ -117,6 +141,7 @@ export async function scanFile(handle: FileHandle, path: string, from: number, s
     try {
       used = forEachFrame(buf, bufAt, onRecord, have);
     } catch (err) {
+      if (err instanceof NewerRecordError) throw new LogfileTooNewError(path, err);
       if (!(err instanceof RecordDecodeError)) throw err;
       if (await zeroFrom(handle, err.frameOffset, size)) return { records, tornAt: err.frameOffset };
       throw new LogfileCorruptError(path, err);

@@ -10,7 +10,7 @@ import type { Folds } from '../logfile/folds.ts';
 import { openLogfile } from '../logfile/open.ts';
 import { applyRecord } from '../engine/journal.ts';
 import type { Storage } from './storage.ts';
-import { LogfileCorruptError } from '../logfile/replay.ts';
+import { LogfileCorruptError, LogfileTooNewError } from '../logfile/replay.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
@@ -54,6 +54,9 @@ export async function openStorage(inputs: StorageInputs): Promise<Storage> {
       onRecord: (rec) => applyRecord(jobs, rules, rec),
     });
   } catch (err) {
+    // A newer tickd's log is sound: a name of its own, so that neither a person nor a script
+    // takes it for damage (and "restores a backup" over a good file).
+    if (err instanceof LogfileTooNewError) throw new StartupError('logfile', 'LogfileTooNew', err.message);
     if (err instanceof LogfileCorruptError) throw new StartupError('logfile', 'LogfileError', err.message);
     const e = err as NodeJS.ErrnoException;
     throw new StartupError('logfile', 'LogfileError', `cannot open ${db.logfile_path}: ${e.code ?? e.message}`);

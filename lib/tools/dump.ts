@@ -4,11 +4,12 @@
 // read here, the rest is lib/tools/dump-stream.ts (loaded only then; --follow is a
 // logfile's alone). Line formats:
 // dump-format.ts. --compact keeps the last state per (kind, identifier) (a job and a rule with
-// the same identifier never collide) and leaves out removed entries. --follow then keeps
+// the same identifier never collide) and leaves out removed entries and format marks (no
+// state: frames.ts foldRecord). --follow then keeps
 // printing records as they are appended and survives a compaction of the file (dump-follow.ts).
 // Exit status: 0 done (a torn final record is reported on stderr and not shown), 1 the file
-// cannot be read or holds a record that does not decode (after printing the records before
-// it), 2 usage error.
+// cannot be read or holds a record that does not decode or that only a newer tickd reads (after
+// printing the records before it; the line on stderr says which), 2 usage error.
 import { open } from 'node:fs/promises';
 import { foldRecord, isRemoval, recordKey } from '../logfile/frames.ts';
 import { formatRecord } from '../logfile/dump-format.ts';
@@ -16,7 +17,7 @@ import type { DumpFormat } from '../logfile/dump-format.ts';
 import { followLogfile } from '../logfile/dump-follow.ts';
 import { LineSink, readRange } from '../logfile/dump-read.ts';
 import type { LogRecord } from '../engine/journal.ts';
-import { LogfileCorruptError } from '../logfile/replay.ts';
+import { LogfileUnreadableError } from '../logfile/replay.ts';
 import { CLUSTER_CONNECTION_OPTIONS, parseArgsOrUsage, parseCluster, SECRET_REQUIRED, type ClusterOptions } from '../cli.ts';
 
 export const DUMP_USAGE = 'Usage: tickd dump LOGFILE [--format text|json] [--compact] [--follow]\n'
@@ -110,7 +111,7 @@ export async function runDump(argv: string[], out: NodeJS.WritableStream, err: N
     return 0;
   } catch (e) {
     await sink.flush();
-    err.write(`tickd dump: ${e instanceof LogfileCorruptError ? e.message : `cannot read ${path}: ${(e as Error).message}`}\n`);
+    err.write(`tickd dump: ${e instanceof LogfileUnreadableError ? e.message : `cannot read ${path}: ${(e as Error).message}`}\n`);
     return 1;
   } finally {
     await handle?.close();

@@ -6,11 +6,12 @@
 // 1. The history is read read-only, as startup would replay it: a leftover
 //    `<LOGFILE>.to_compress` (an interrupted compaction) first, then LOGFILE. `.compacting` is
 //    ignored (startup deletes it; import changes no file). A torn final record (a write never
-//    acknowledged) is left out with a note; a record that does not decode stops everything
-//    before anything is published.
+//    acknowledged) is left out with a note; a record that does not decode, or one of a newer
+//    tickd (its own message, naming the format), stops everything before anything is published.
 // 2. It is folded to the last state of each job and rule (frames.ts foldRecord, as compaction
 //    and `dump --compact` do): in order of last write, removed entries gone. So the stream ends
-//    up holding what `tickd dump LOGFILE --compact` prints, in the same order.
+//    up holding what `tickd dump LOGFILE --compact` prints, in the same order. A format mark
+//    is no state and is not imported: a stream's format is its cluster's to record.
 // 3. The stream is created if absent (ensureStream: --cluster-replicas, capped at what NATS
 //    can hold), and the import is refused if it holds any message. The cluster's checkpoint
 //    stream, if any (of what the stream held before it was emptied), is deleted.
@@ -34,7 +35,7 @@ import { silentLogger } from '../log.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { foldRecord } from '../logfile/frames.ts';
 import { exists, isNotFound, toCompressPath } from '../logfile/fsutil.ts';
-import { LogfileCorruptError, scanFile } from '../logfile/replay.ts';
+import { LogfileUnreadableError, scanFile } from '../logfile/replay.ts';
 import { isStreamNotFound } from '../jetstream/api-errors.ts';
 import { connectOffline, showUrls } from '../jetstream/connect.ts';
 import { checkpointNames } from '../jetstream/checkpoint.ts';
@@ -102,7 +103,7 @@ async function readHistory(path: string, err: NodeJS.WritableStream): Promise<Lo
       const { tornAt } = await scanFile(handle, file, 0, size, visit);
       if (tornAt < size) err.write(`tickd import: ${file}: incomplete final record at byte offset ${tornAt} (${size - tornAt} bytes), not imported\n`);
     } catch (e) {
-      throw new ImportError(e instanceof LogfileCorruptError ? `${e.message}; nothing imported` : `cannot read ${file}: ${(e as Error).message}`);
+      throw new ImportError(e instanceof LogfileUnreadableError ? `${e.message}; nothing imported` : `cannot read ${file}: ${(e as Error).message}`);
     } finally {
       await handle.close();
     }

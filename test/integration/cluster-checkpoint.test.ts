@@ -39,7 +39,7 @@ async function replayed(nc: NatsConnection, jsm: JetStreamManager, restart?: () 
   const r = await replayStream(nc, jsm, subjects, testTrust(), (rec) => {
     if (rec.t === 'job') state.set(`j:${rec.job.id}`, `${rec.job.execution} ${rec.job.status}`);
     else if (rec.t === 'rule') state.set(`r:${rec.rule.id}`, rec.rule.pattern);
-    else state.delete(`${rec.t === 'job.removed' ? 'j' : 'r'}:${rec.id}`);
+    else if (rec.t !== 'format') state.delete(`${rec.t === 'job.removed' ? 'j' : 'r'}:${rec.id}`);
   }, () => { state.clear(); restart?.(); });
   return { state, checkpointSeq: r.checkpointSeq, records: r.records };
 }
@@ -69,7 +69,7 @@ describe('cluster checkpoints', function () {
   });
 
   const publish = async (rec: LogRecord): Promise<number> => {
-    const subject = rec.t === 'job' ? subjects.job(rec.job.id) : rec.t === 'rule' ? subjects.rule(rec.rule.id) : rec.t === 'job.removed' ? subjects.job(rec.id) : subjects.rule(rec.id);
+    const subject = subjects.of(rec);
     return publishSealed(js, jsm, subjects.stream, subject, rec);
   };
   const makeStream = () => jsm.streams.add({ name: subjects.stream, subjects: [subjects.all], max_msgs_per_subject: 1 });

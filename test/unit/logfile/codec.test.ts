@@ -1,7 +1,9 @@
 // Byte-exact checks of the logfile codec against frames written out by hand (the ztick layout,
-// doc/logfile-format.md), plus every way a frame can be malformed.
+// doc/logfile-format.md), plus every way a frame can be malformed, and extension records: the
+// format mark, a newer tickd's record (refused as such), an unknown one (damage).
 import { expect } from 'chai';
-import { decodePayload, encodeRecord, MAX_PAYLOAD_BYTES, RecordDecodeError, RecordEncodeError } from '../../../lib/logfile/codec.ts';
+import { decodePayload, encodeRecord, MAX_PAYLOAD_BYTES, NewerRecordError, RecordDecodeError, RecordEncodeError } from '../../../lib/logfile/codec.ts';
+import { FORMAT_VERSION } from '../../../lib/domain/format.ts';
 import { foldRecord, forEachFrame, isRemoval, recordKey } from '../../../lib/logfile/frames.ts';
 import type { LogRecord } from '../../../lib/engine/journal.ts';
 
@@ -183,6 +185,73 @@ describe('logfile/codec', () => {
     it('a corrupt complete frame in a stream throws rather than being skipped', () => {
       const buf = Buffer.concat([frame(VECTORS[0]![2]), frame(bytes(7)), frame(VECTORS[1]![2])]);
       expect(() => forEachFrame(buf, 0, () => {})).to.throw(RecordDecodeError, /record at byte offset 20 /);
+    });
+  });
+
+  describe('extension records', () => {
+    const newer = (buf: Buffer, base = 0): NewerRecordError => {
+      const e = decodeError(buf, base);
+      expect(e).to.be.instanceOf(NewerRecordError);
+      return e as NewerRecordError;
+    };
+
+    it('this tickd is at format 2', () => {
+      expect(FORMAT_VERSION).to.equal(2);
+    });
+
+    it('the format mark: type 4, then the format, big-endian, and nothing else', () => {
+      const mark: LogRecord = { t: 'format', version: 2 };
+      expect(encodeRecord(mark).toString('hex')).to.equal(frame(bytes(4, 0, 2)).toString('hex'));
+      expect(decodePayload(frame(bytes(4, 0, 2)), 4)).to.deep.equal(mark);
+    });
+
+    it('a record that needs a newer format is refused as such, whatever its body', () => {
+      // type 0x10, needs 3: the body is unknown by definition, so it is never looked at
+      for (const body of [bytes(), bytes(0xff), bytes(0, 200, 'x'), Buffer.alloc(100, 0xee)]) {
+        const e = newer(frame(Buffer.concat([bytes(0x10, 0, 3), body])), 380);
+        expect(e).to.include({ needs: 3, frameOffset: 380, offset: 385 });
+        expect(e.message).to.equal('a record of tickd format 3 at byte offset 380; this tickd reads format 2 and older: upgrade tickd to read this log');
+      }
+      // a known extension type too: a format mark of a later format is a later writer's
+      expect(newer(frame(bytes(4, 0, 3)))).to.include({ needs: 3, frameOffset: 0 });
+      expect(newer(frame(bytes(4, 0x01, 0x00)))).to.include({ needs: 256 });
+      expect(newer(frame(bytes(0xff, 0xff, 0xff, 1, 2, 3)), 7).message).to.match(/^a record of tickd format 65535 at byte offset 7;/);
+    });
+
+    it('a newer record is still a RecordDecodeError: readers that do not tell them apart refuse it too', () => {
+      const buf = Buffer.concat([frame(VECTORS[0]![2]), frame(bytes(0x10, 0, 3, 1)), frame(VECTORS[1]![2])]);
+      expect(() => forEachFrame(buf, 0, () => {})).to.throw(NewerRecordError, /format 3 at byte offset 20;/);
+      expect(() => forEachFrame(buf, 0, () => {})).to.throw(RecordDecodeError);
+    });
+
+    it('an extension type this format should know but does not is damage', () => {
+      for (const needs of [0, 1, FORMAT_VERSION]) {
+        const e = decodeError(frame(bytes(0x10, 0, needs)), 40);
+        expect(e).to.not.be.instanceOf(NewerRecordError);
+        expect([e.frameOffset, e.offset, e.reason]).to.deep.equal([40, 44, 'unknown record type byte 16']);
+      }
+    });
+
+    it('a broken format mark is damage: no format, a format without extension records, trailing bytes', () => {
+      expect(decodeError(frame(bytes(4, 0))).reason).to.match(/format needed by record type 4 runs past the end/);
+      expect(decodeError(frame(bytes(4))).reason).to.match(/format needed by record type 4 runs past the end/);
+      for (const v of [0, 1]) {
+        const e = decodeError(frame(bytes(4, 0, v)));
+        expect(e).to.not.be.instanceOf(NewerRecordError);
+        expect(e.reason).to.equal(`format mark ${v}: no format before 2 has extension records`);
+      }
+      expect(decodeError(frame(bytes(4, 0, 2, 0))).reason).to.equal('1 trailing bytes after the record');
+    });
+
+    it('the encoder writes only a format mark this tickd could read back', () => {
+      for (const version of [0, 1, 3, 2.5, 65536]) {
+        expect(() => encodeRecord({ t: 'format', version })).to.throw(RecordEncodeError).with.property('code', 'format_out_of_range');
+      }
+    });
+
+    it('ztick\'s type bytes 0 to 3 read no `needs`: their bytes are as before (the vectors above)', () => {
+      // a removal whose identifier is 3 bytes long: were `needs` read, it would say format 3
+      expect(decodePayload(frame(bytes(2, 0, 3, 'abc')), 4)).to.deep.equal({ t: 'job.removed', id: 'abc' });
     });
   });
 

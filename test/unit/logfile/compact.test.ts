@@ -200,6 +200,23 @@ describe('logfile/compact', () => {
     expect(encodeRecord(big('a')).length).to.be.above(1 << 20);
   });
 
+  it('the fold keeps the highest format mark seen, once, at the head; no mark in, none out', async () => {
+    const dir = tempDir();
+    const mark: LogRecord = { t: 'format', version: 2 };
+    const marked = [job('a', 1n), mark, job('b', 2n), mark, job('a', 3n), { t: 'job.removed', id: 'b' } as LogRecord];
+    writeFileSync(join(dir, 'marked'), Buffer.concat(marked.map(encodeRecord)));
+    const result = await foldLogfile(join(dir, 'marked'), join(dir, 'marked.out'));
+    expect(readFileSync(join(dir, 'marked.out')).equals(Buffer.concat([mark, job('a', 3n)].map(encodeRecord)))).to.equal(true);
+    expect(result).to.include({ inputRecords: 6, outputRecords: 2, outputBytes: 7 + encodeRecord(job('a', 3n)).length });
+    // folding the output again changes nothing
+    await foldLogfile(join(dir, 'marked.out'), join(dir, 'twice'));
+    expect(readFileSync(join(dir, 'twice')).equals(readFileSync(join(dir, 'marked.out')))).to.equal(true);
+
+    writeFileSync(join(dir, 'plain'), Buffer.concat([job('a', 1n), job('a', 2n)].map(encodeRecord)));
+    await foldLogfile(join(dir, 'plain'), join(dir, 'plain.out'));
+    expect(readFileSync(join(dir, 'plain.out')).equals(encodeRecord(job('a', 2n)))).to.equal(true);
+  });
+
   it('an empty log is a quick success that touches nothing', async () => {
     const path = join(tempDir(), 'log');
     const journal = await openJournal(path);

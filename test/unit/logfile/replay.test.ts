@@ -1,5 +1,6 @@
 // Startup replay: the hand-built ztick fixture loads unchanged; torn tails are cut off with a
-// warning; a corrupt complete frame stops with the file and byte offset; `.to_compress` first.
+// warning; a corrupt complete frame stops with the file and byte offset, a newer tickd's record
+// with its format, and neither touches the file; `.to_compress` first.
 import { expect } from 'chai';
 import bunyan from 'bunyan';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { silentLogger } from '../../../lib/log.ts';
 import type { Logger } from '../../../lib/log.ts';
 import { encodeRecord } from '../../../lib/logfile/codec.ts';
 import type { LogRecord } from '../../../lib/engine/journal.ts';
-import { LogfileCorruptError, replayLogfile, replayStartup } from '../../../lib/logfile/replay.ts';
+import { LogfileCorruptError, LogfileTooNewError, LogfileUnreadableError, replayLogfile, replayStartup } from '../../../lib/logfile/replay.ts';
 import { tempDir } from '../../helpers/tmp.ts';
 
 const FIXTURE = new URL('../../fixtures/logfile/ztick-v1.log', import.meta.url);
@@ -91,7 +92,11 @@ describe('logfile/replay', () => {
   it('stops at a corrupt complete frame with the file and byte offset, leaving the file alone', async () => {
     const path = copyOfFixture();
     const bytes = readFileSync(path);
-    bytes[121 + 4] = 9; // the type byte of the record at offset 121
+    // the type byte of the record at offset 121, and what is now its `needs`: format 2, which
+    // this tickd reads, so the unknown type is damage (not a newer tickd's record)
+    bytes[121 + 4] = 9;
+    bytes[121 + 5] = 0;
+    bytes[121 + 6] = 2;
     writeFileSync(path, bytes);
     let error: unknown = null;
     const seen: LogRecord[] = [];
@@ -101,6 +106,23 @@ describe('logfile/replay', () => {
     expect((error as Error).message).to.equal(`${path}: record at byte offset 121 does not decode: unknown record type byte 9 (byte offset 125)`);
     expect(seen).to.have.length(4);
     expect(readFileSync(path).equals(bytes)).to.equal(true);
+  });
+
+  it('stops at a newer tickd\'s record with its format and offset; nothing is cut, not even a torn tail after it', async () => {
+    // type 0x10, needs format 3, and a body this tickd cannot know; then half a frame
+    const newer = Buffer.from([0, 0, 0, 6, 0x10, 0, 3, 0xde, 0xad, 0xbe]);
+    const path = copyOfFixture(Buffer.concat([newer, Buffer.from([0, 0, 0, 9, 0])]));
+    const before = readFileSync(path);
+    let error: unknown = null;
+    const seen: LogRecord[] = [];
+    await replayLogfile(path, (r) => seen.push(r), silentLogger()).catch((e: unknown) => { error = e; });
+    expect(error).to.be.instanceOf(LogfileTooNewError);
+    expect(error).to.be.instanceOf(LogfileUnreadableError);
+    expect(error).to.not.be.instanceOf(LogfileCorruptError);
+    expect(error).to.include({ offset: 380, needs: 3 });
+    expect((error as Error).message).to.equal(`${path}: a record of tickd format 3 at byte offset 380; this tickd reads format 2 and older: upgrade tickd to read this log`);
+    expect(seen).to.deep.equal(FIXTURE_RECORDS);
+    expect(readFileSync(path).equals(before)).to.equal(true);
   });
 
   it('reads across chunk boundaries and frames larger than a chunk', async () => {
@@ -139,6 +161,20 @@ describe('logfile/replay', () => {
       expect(seen).to.deep.equal([a, b]);
       expect(result).to.deep.equal({ records: 2, tornBytes: 0, leftover: true });
       expect(existsSync(`${path}.compacting`)).to.equal(false);
+    });
+
+    it('refuses a newer tickd\'s record in a leftover .to_compress before the log is read', async () => {
+      const dir = tempDir();
+      const path = join(dir, 'log');
+      const leftover = Buffer.concat([readFileSync(FIXTURE), Buffer.from([0, 0, 0, 3, 0x04, 0, 7])]); // a format mark of format 7
+      writeFileSync(`${path}.to_compress`, leftover);
+      copyFileSync(FIXTURE, path);
+      const seen: LogRecord[] = [];
+      const error = await replayStartup(path, (r) => seen.push(r), silentLogger()).then(() => null, (e: unknown) => e);
+      expect(error).to.be.instanceOf(LogfileTooNewError).and.include({ path: `${path}.to_compress`, offset: 380, needs: 7 });
+      expect(seen).to.have.length(12);
+      expect(readFileSync(`${path}.to_compress`).equals(leftover)).to.equal(true);
+      expect(readFileSync(path).equals(readFileSync(FIXTURE))).to.equal(true);
     });
 
     it('without a leftover replays the log alone', async () => {

@@ -117,12 +117,35 @@ describe('logfile/dump', () => {
   it('a corrupt record: prints what precedes it, then the offset, exit 1', async () => {
     const path = join(tempDir(), 'log');
     const bytes = readFileSync(FIXTURE);
-    bytes[100 + 4] = 0x42;
+    bytes[100 + 4 + 1 + 2 + 5 + 8] = 0x42; // the status byte of job tatat
     writeFileSync(path, bytes);
     const r = await dump([path]);
     expect(r.code).to.equal(1);
     expect(r.out).to.deep.equal(TEXT.slice(0, 3));
-    expect(r.err).to.equal(`tickd dump: ${path}: record at byte offset 100 does not decode: unknown record type byte 66 (byte offset 104)\n`);
+    expect(r.err).to.equal(`tickd dump: ${path}: record at byte offset 100 does not decode: unknown job status byte 66 (byte offset 120)\n`);
+  });
+
+  it('a newer tickd\'s record: prints what precedes it, then one line naming its format, exit 1', async () => {
+    const path = join(tempDir(), 'log');
+    const bytes = Buffer.concat([readFileSync(FIXTURE), Buffer.from([0, 0, 0, 4, 0x10, 0, 3, 0xff])]);
+    writeFileSync(path, bytes);
+    for (const format of ['text', 'json']) {
+      const r = await dump([path, '--format', format]);
+      expect(r.code).to.equal(1);
+      expect(r.out).to.have.length(12);
+      expect(r.err).to.equal(`tickd dump: ${path}: a record of tickd format 3 at byte offset 380; this tickd reads format 2 and older: upgrade tickd to read this log\n`);
+    }
+    expect(readFileSync(path).equals(bytes)).to.equal(true);
+  });
+
+  it('a format mark is one line of its own; --compact leaves it out (no state)', async () => {
+    const path = join(tempDir(), 'log');
+    writeFileSync(path, Buffer.concat([encodeRecord({ t: 'format', version: 2 }), readFileSync(FIXTURE)]));
+    expect((await dump([path])).out).to.deep.equal(['format FORMAT 2', ...TEXT]);
+    expect((await dump([path, '--format', 'json'])).out[0]).to.equal('{"type":"format","version":2}');
+    const compact = await dump([path, '--compact']);
+    expect(compact.code).to.equal(0);
+    expect(compact.out.some((l) => l.startsWith('format'))).to.equal(false);
   });
 
   it('prints frames larger than its read window', async () => {

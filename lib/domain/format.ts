@@ -1,0 +1,31 @@
+// The logfile format this tickd works at (doc/logfile-format.md, "Extension records"). A
+// format is what a reader must understand, not a release number:
+//
+// - format 1: ztick's records, type bytes 0 to 3. Their bytes never change meaning, so every
+//   logfile ztick or an earlier tickd wrote loads in every later tickd.
+// - format 2: this tickd. It reads extension records (type byte 4 and up), each of which says
+//   in its first two bytes the lowest format that can read it, so that an older tickd refuses
+//   a record it cannot read with one clear line instead of calling it damage. Type 4, the
+//   format mark, is its only extension record so far.
+//
+// A future kind of record (or a new meaning for a byte of an existing one) raises
+// FORMAT_VERSION; only the records that need it say so, so a log that does not use it stays
+// readable by older tickd.
+
+export const FORMAT_VERSION = 2;
+
+/** ztick's format: records of type 0 to 3 only, no extension records. */
+export const ZTICK_FORMAT = 1;
+
+/** The first format that reads extension records: no extension record can need less. */
+export const FIRST_EXTENSION_FORMAT = 2;
+
+/** True when this tickd reads a record that needs format `needs`. */
+export function readsFormat(needs: number): boolean {
+  return needs <= FORMAT_VERSION;
+}
+
+/** Why this tickd cannot read a record of format `needs` (> FORMAT_VERSION), and what to do. */
+export function newerFormatText(needs: number, where: string): string {
+  return `a record of tickd format ${needs} ${where}; this tickd reads format ${FORMAT_VERSION} and older: upgrade tickd to read this log`;
+}
