@@ -12,6 +12,16 @@ export interface ClusterMember {
   readonly lag: number;
   /** How long ago the member last said how it stands (it says so every second or so). */
   readonly seenAgoMs: number;
+  /** The record format its code reads (lib/domain/format.ts); 1 for a tickd before formats. */
+  readonly format: number;
+}
+
+/** A record in the stream that this node's code cannot read: it applies nothing after it. */
+export interface UpgradeNeeded {
+  /** The format the record needs. */
+  readonly format: number;
+  readonly seq: number;
+  readonly subject: string;
 }
 
 export interface ClusterView {
@@ -24,4 +34,10 @@ export interface ClusterView {
   readonly appliedSeq: number;
   /** Every node that said how it stands within the last few seconds, this one included, by name. */
   readonly nodes: readonly ClusterMember[];
+  /** The record format this node's code reads. */
+  readonly format: number;
+  /** The lowest format of the nodes heard of: what the cluster may write (tickd(8) UPGRADING). */
+  readonly activeFormat: number;
+  /** Set once this node met a record too new for its code: it must be upgraded. */
+  readonly upgradeNeeded: UpgradeNeeded | null;
 }

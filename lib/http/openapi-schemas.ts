@@ -117,14 +117,15 @@ export const SCHEMAS: Record<string, Schema> = {
     namespace: { type: 'string', minLength: 1, description: 'The identifier prefix the token may see and change; `*` for every identifier (always `*` without an auth_file).' },
     auth_enabled: { type: 'boolean', description: 'Whether an auth_file is configured (false: every call is open, no token is needed).' },
   }, { description: 'The token behind a request; never its secret.' }),
-  ClusterNode: closed(['name', 'role', 'applied_seq', 'lag', 'seen_ago_ms'], {
+  ClusterNode: closed(['name', 'role', 'applied_seq', 'lag', 'seen_ago_ms', 'format'], {
     name: str,
     role: ref('NodeRole'),
     applied_seq: { ...seq, description: 'The last stream sequence this node has applied (the leader: written and acknowledged).' },
     lag: { type: 'integer', minimum: 0, description: 'last_seq minus this node\'s applied_seq.' },
     seen_ago_ms: { type: 'integer', minimum: 0, description: 'Milliseconds since the node last reported how it stands (it does so about every second).' },
+    format: { type: 'integer', minimum: 1, description: 'The record format the node\'s tickd reads (tickd(8) UPGRADING); 1 for a tickd older than formats, which does not say.' },
   }),
-  Cluster: closed(['cluster', 'node', 'role', 'leader', 'last_seq', 'applied_seq', 'nodes'], {
+  Cluster: closed(['cluster', 'node', 'role', 'leader', 'last_seq', 'applied_seq', 'nodes', 'format', 'active_format', 'upgrade_needed'], {
     cluster: { type: 'string', description: 'The cluster\'s name.' },
     node: { type: 'string', description: 'The name of the node that answered.' },
     role: ref('NodeRole'),
@@ -132,6 +133,16 @@ export const SCHEMAS: Record<string, Schema> = {
     last_seq: { ...seq, description: 'The stream\'s last sequence as this node knows it.' },
     applied_seq: { ...seq, description: 'The last stream sequence this node has applied.' },
     nodes: { type: 'array', items: ref('ClusterNode'), description: 'Every node heard from in the last few seconds, the answering one included, by name.' },
+    format: { type: 'integer', minimum: 1, description: 'The record format this node\'s tickd reads.' },
+    active_format: { type: 'integer', minimum: 1, description: 'The lowest format among the nodes heard from: what the cluster writes, so that every node reads it (tickd(8) UPGRADING).' },
+    upgrade_needed: {
+      anyOf: [closed(['format', 'seq', 'subject'], {
+        format: { type: 'integer', minimum: 1, description: 'The format the record needs.' },
+        seq: seq,
+        subject: str,
+      }), { type: 'null' }],
+      description: 'Set once this node met a record in the stream that only a newer tickd reads: it applies nothing after it, never leads, and serves what it has; upgrade it. null otherwise.',
+    },
   }, { description: 'One node\'s view of its cluster (cluster mode, NATS JetStream).' }),
   NodeRole: { enum: ['leader', 'follower'] },
 };

@@ -181,11 +181,14 @@ function stats(auth: boolean): JsonValue {
 const CLUSTER_LEADER = {
   cluster: 'tickd', node: 'n1', role: 'leader', leader: 'n1', last_seq: 1042, applied_seq: 1042,
   nodes: [
-    { name: 'n1', role: 'leader', applied_seq: 1042, lag: 0, seen_ago_ms: 0 },
-    { name: 'n2', role: 'follower', applied_seq: 1041, lag: 1, seen_ago_ms: 420 },
+    { name: 'n1', role: 'leader', applied_seq: 1042, lag: 0, seen_ago_ms: 0, format: 2 },
+    { name: 'n2', role: 'follower', applied_seq: 1041, lag: 1, seen_ago_ms: 420, format: 2 },
   ],
+  format: 2, active_format: 2, upgrade_needed: null,
 };
-const CLUSTER_ELECTING = { cluster: 'tickd', node: 'n2', role: 'follower', leader: null, last_seq: 1042, applied_seq: 1042, nodes: [] };
+const CLUSTER_ELECTING = {
+  cluster: 'tickd', node: 'n2', role: 'follower', leader: null, last_seq: 1042, applied_seq: 1042, nodes: [], format: 2, active_format: 2, upgrade_needed: null,
+};
 
 function paths(opts: OpenApiOptions): Obj {
   const { auth, cluster } = opts;

@@ -32,7 +32,7 @@ import type { Command, Reply } from '../domain/command.ts';
 import { errorText, internal } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { ClusterKeys } from './cluster-keys.ts';
-import { openAnswer, sealRequest } from './forward-seal.ts';
+import { addressable, openAnswer, sealRequest } from './forward-seal.ts';
 import { chunkBytes, isRedirect } from './forwarding.ts';
 
 const RETRY_PAUSE_MS = 100;
@@ -144,7 +144,7 @@ export class ForwardClient {
 
   /** The lease holder as this node hears of it (the lease key): later batches are addressed to its tenure. */
   heard(holder: string): void {
-    this.to = holder;
+    this.to = addressable(holder) ? holder : ''; // anyone may write the lease key: never trusted, only addressed
   }
 
   /**
@@ -232,7 +232,7 @@ export class ForwardClient {
       }
       const replies = deserialize(payload) as unknown;
       if (isRedirect(replies)) {
-        this.to = replies.redirect;
+        this.heard(replies.redirect);
         return REDIRECTED;
       }
       return Array.isArray(replies) && replies.length === b.n ? replies as Reply[] : failed(b.n);

@@ -43,10 +43,17 @@ export function sealRequest(keys: ClusterKeys, cluster: string, to: string, payl
   return { body: Buffer.concat([Buffer.of(REQUEST), keys.signingId, at, nonce, mac, address, payload]), nonce };
 }
 
-/** Length byte and UTF-8: a holder is node name, pid and a random part, far below 255 bytes. */
+/** The longest address: a holder is node name, pid and a random part, far below it. */
+export const MAX_ADDRESS_BYTES = 255;
+
+/** Whether `holder` can be an address (the lease key holds whatever anyone wrote there). */
+export function addressable(holder: string): boolean {
+  return Buffer.byteLength(holder, 'utf8') <= MAX_ADDRESS_BYTES;
+}
+
+/** Length byte and UTF-8; an address too long for it is sent as none ('': redirected). */
 function addressBytes(to: string): Buffer {
-  const s = Buffer.from(to, 'utf8');
-  if (s.length > 255) throw new Error(`a lease holder of ${s.length} bytes cannot be addressed`);
+  const s = addressable(to) ? Buffer.from(to, 'utf8') : Buffer.alloc(0);
   return Buffer.concat([Buffer.of(s.length), s]);
 }
 

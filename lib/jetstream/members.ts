@@ -15,11 +15,18 @@
 // says (tickd(8) SECURITY): an entry anyone else wrote, or one copied under another name, is
 // ignored, and at most MAX_MEMBERS names are kept, so a flood of keys costs no memory. (A
 // copy of a node's own older report, put back under its name, can only hold deletions back.)
+//
+// A report also says the record format the node's code reads (lib/domain/format.ts), sealed
+// apart (FORMAT_CONTEXT) so that a node of a tickd before formats, which checks only the first
+// seal and ignores fields it does not know, still takes the report: a cluster is upgraded one
+// node at a time. A report without it is such an older node's: format 1. The cluster's
+// active format is the lowest of the nodes heard of (tickd(8) UPGRADING).
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
 import type { Logger } from '../log.ts';
 import { createOrOpenBucket, leaseReplicas } from '../lease/bucket.ts';
+import { FORMAT_VERSION, ZTICK_FORMAT } from '../domain/format.ts';
 import type { ClusterKeys } from './cluster-keys.ts';
 
 export const REPORT_MS = 1_000;
@@ -35,10 +42,13 @@ const WATCH_FRESH_MS = 3 * REPORT_MS;
 /** Names kept at most: a cluster has a handful of nodes. */
 const MAX_MEMBERS = 256;
 const REPORT_CONTEXT = 'tickd/member/1\0';
+const FORMAT_CONTEXT = 'tickd/member-format/1\0';
 
 interface Seen {
   readonly role: NodeRole;
   readonly applied: number;
+  /** The record format its code reads; 1 for a node of a tickd before formats. */
+  readonly format: number;
   readonly at: number;
 }
 
@@ -95,17 +105,28 @@ export class Members {
       return;
     }
     try {
-      const v = JSON.parse(e.string()) as { role?: unknown; applied?: unknown; key?: unknown; mac?: unknown };
+      const v = JSON.parse(e.string()) as { role?: unknown; applied?: unknown; key?: unknown; mac?: unknown; format?: unknown; fmac?: unknown };
       if ((v.role !== 'leader' && v.role !== 'follower') || !Number.isSafeInteger(v.applied) || (v.applied as number) < 0) return;
       if (typeof v.key !== 'string' || typeof v.mac !== 'string') return;
-      if (!this.keys.verify([this.reportText(e.key, v.role, v.applied as number)], Buffer.from(v.key, 'hex'), Buffer.from(v.mac, 'hex'))) return;
+      const key = Buffer.from(v.key, 'hex');
+      if (!this.keys.verify([this.reportText(e.key, v.role, v.applied as number)], key, Buffer.from(v.mac, 'hex'))) return;
+      let format = ZTICK_FORMAT;
+      if (v.format !== undefined) {
+        if (!Number.isSafeInteger(v.format) || (v.format as number) < 1 || typeof v.fmac !== 'string') return;
+        if (!this.keys.verify([this.formatText(e.key, v.applied as number, v.format as number)], key, Buffer.from(v.fmac, 'hex'))) return;
+        format = v.format as number;
+      }
       if (!this.seen.has(e.key) && this.seen.size >= MAX_MEMBERS) return;
-      this.seen.set(e.key, { role: v.role, applied: v.applied as number, at: performance.now() });
+      this.seen.set(e.key, { role: v.role, applied: v.applied as number, format, at: performance.now() });
     } catch { /* not ours: ignored */ }
   }
 
   private reportText(node: string, role: NodeRole, applied: number): Buffer {
     return Buffer.from(`${REPORT_CONTEXT}${this.cluster}\0${node}\0${role}\0${applied}`);
+  }
+
+  private formatText(node: string, applied: number, format: number): Buffer {
+    return Buffer.from(`${FORMAT_CONTEXT}${this.cluster}\0${node}\0${applied}\0${format}`);
   }
 
   /** Says how this node stands; never rejects (a view may then be a little stale). */
@@ -121,10 +142,11 @@ export class Members {
     if (this.closed) return false;
     const sentAt = performance.now();
     if (sentAt - this.storedAt > OUT_OF_VIEW_MS) this.leftOut = true;
-    this.seen.set(this.node, { role, applied, at: sentAt });
+    this.seen.set(this.node, { role, applied, format: FORMAT_VERSION, at: sentAt });
     try {
       const mac = this.keys.mac([this.reportText(this.node, role, applied)])!.toString('hex');
-      await this.kv.put(this.node, JSON.stringify({ role, applied, key: this.keys.signingId.toString('hex'), mac }));
+      const fmac = this.keys.mac([this.formatText(this.node, applied, FORMAT_VERSION)])!.toString('hex');
+      await this.kv.put(this.node, JSON.stringify({ role, applied, key: this.keys.signingId.toString('hex'), mac, format: FORMAT_VERSION, fmac }));
       // From when it was sent: an answer read after a long stop says nothing about the stop.
       this.storedAt = Math.max(this.storedAt, sentAt);
       return true;
@@ -167,9 +189,23 @@ export class Members {
     const out: ClusterMember[] = [];
     for (const [name, s] of this.seen) {
       if (now - s.at > STALE_MS) continue;
-      out.push({ name, role: s.role, appliedSeq: s.applied, lag: Math.max(0, lastSeq - s.applied), seenAgoMs: Math.round(now - s.at) });
+      out.push({ name, role: s.role, appliedSeq: s.applied, lag: Math.max(0, lastSeq - s.applied), seenAgoMs: Math.round(now - s.at), format: s.format });
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * The cluster's active format: the lowest that the nodes heard of lately read (this one
+   * included), so that no node meets a record it cannot read; and the nodes below `format`.
+   */
+  activeFormat(format = FORMAT_VERSION): { readonly active: number; readonly behind: readonly string[] } {
+    let active = FORMAT_VERSION;
+    const behind: string[] = [];
+    for (const m of this.list(0)) {
+      active = Math.min(active, m.format);
+      if (m.format < format) behind.push(m.name);
+    }
+    return { active, behind };
   }
 
   /** Stops watching; this node's entry is deleted so views drop it at once. */

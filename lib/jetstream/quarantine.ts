@@ -5,9 +5,14 @@
 // the tail or a checkpoint: it is quarantined, i.e. skipped, counted, named in a warning with
 // its sequence and subject, listed by `tickd dump --cluster`, and deleted by the leader
 // (ClusterNode), so that the log stays clean. Every read of records goes through readRecord.
+//
+// A sealed record of a newer tickd (its payload needs a format above this code's, codec.ts)
+// is the cluster's own and must never be dropped: readRecord throws StreamTooNewError, and
+// the reader stops there (the node must be upgraded: tickd(8) UPGRADING).
 import type { LogRecord } from '../engine/journal.ts';
 import { errorText } from '../errors.ts';
-import { decodePayload } from '../logfile/codec.ts';
+import { newerFormatText } from '../domain/format.ts';
+import { decodePayload, NewerRecordError } from '../logfile/codec.ts';
 import type { ClusterKeys } from './cluster-keys.ts';
 import { openRecord, UNKNOWN_KEY } from './record-seal.ts';
 
@@ -29,6 +34,20 @@ export interface StreamTrust {
   quarantined(q: Quarantined): void;
 }
 
+/** A record of the cluster's that only a newer tickd reads: nothing after it is applied. */
+export class StreamTooNewError extends Error {
+  override readonly name = 'StreamTooNewError';
+  readonly format: number;
+  readonly seq: number;
+  readonly subject: string;
+  constructor(format: number, seq: number, subject: string) {
+    super(newerFormatText(format, `at stream sequence ${seq} (${subject})`));
+    this.format = format;
+    this.seq = seq;
+    this.subject = subject;
+  }
+}
+
 /** The record of the message body buf[start, end) at `subject` and `seq`, or null (quarantined, told to `trust`). */
 export function readRecord(trust: StreamTrust, stream: string, subject: string, seq: number, buf: Buffer, start: number, end: number): LogRecord | null {
   const at = openRecord(trust.keys, stream, subject, seq, buf, start, end);
@@ -39,6 +58,7 @@ export function readRecord(trust: StreamTrust, stream: string, subject: string, 
   try {
     return decodePayload(buf, at, end, -at);
   } catch (err) {
+    if (err instanceof NewerRecordError) throw new StreamTooNewError(err.needs, seq, subject);
     trust.quarantined({ seq, subject, why: `a sealed record that does not decode: ${errorText(err)}`, deletable: true });
     return null;
   }

@@ -12,7 +12,7 @@
 import { DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { LogRecord } from '../engine/journal.ts';
 import type { Logger } from '../log.ts';
-import { readMessage, type StreamTrust } from './quarantine.ts';
+import { readMessage, StreamTooNewError, type StreamTrust } from './quarantine.ts';
 import { nextSeqOnLeader } from './stream.ts';
 import { errorText } from '../errors.ts';
 
@@ -33,12 +33,16 @@ export interface StreamTailOptions {
   /** What is a record of the cluster's, and where the rest goes (quarantine.ts). */
   readonly trust: StreamTrust;
   readonly log: Logger;
+  /** A record too new for this code was met (quarantine.ts): the tail has stopped before it, for good. */
+  readonly tooNew: (err: StreamTooNewError) => void;
 }
 
 export class StreamTail {
   private readonly o: StreamTailOptions;
   private appliedSeq: number;
   private stopped = false;
+  /** Set when a record too new for this code stopped the tail: nothing after it is applied. */
+  private halted: StreamTooNewError | null = null;
   private consumer: Consumer | null = null;
   private closeMessages: (() => Promise<void>) | null = null;
   /** The last message taken from the stream (its consumer and delivery sequence count). */
@@ -68,6 +72,11 @@ export class StreamTail {
         await this.follow(generation);
       } catch (err) {
         if (!this.current(generation)) return;
+        if (err instanceof StreamTooNewError) {
+          this.halted = err;
+          this.o.tooNew(err);
+          return;
+        }
         this.o.log.warn({ err: errorText(err), applied: this.appliedSeq }, 'following the stream failed; starting again');
       }
       if (this.current(generation)) await new Promise((r) => setTimeout(r, RESTART_PAUSE_MS));
@@ -134,6 +143,7 @@ export class StreamTail {
     let stalledMs = STALLED_MS;
     for (;;) {
       if (this.appliedSeq >= lastSeq) return;
+      if (this.halted !== null) throw this.halted;
       if (giveUp()) throw new Error('gave up catching up with the stream');
       const applied = this.appliedSeq;
       const consumer = this.consumer;

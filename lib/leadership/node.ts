@@ -1,56 +1,12 @@
-// Cluster mode, by file (tickd(8) CLUSTER MODE; the top folder cluster/ is something else:
-// the process roles of one daemon on one machine, named after Node's cluster module):
-//
-//   where a node decides it leads     lib/leadership/node.ts     ClusterNode.lead()
-//   where it steps down               lib/leadership/node.ts     ClusterNode.stepDown(why)
-//   the leader lease                  lib/lease/lease.ts         Lease (a KV key with a TTL)
-//   where a follower forwards         lib/jetstream/forward-client.ts   ForwardClient
-//   where it hears the leader changed lib/leadership/lease-watch.ts, and lead() (ends waits
-//                                     for a dead leader's answers: ForwardClient.leaderChanged)
-//   where the leader answers those    lib/jetstream/command-server.ts   CommandServer
-//   what a node answers itself        lib/leadership/local-ops.ts       (GET /cluster)
-//   where the leader writes           lib/jetstream/journal.ts   StreamJournal (the Journal seam)
-//   where the stream is replayed      lib/jetstream/replay.ts    replayStream, then tail.ts follows
-//   the NATS wire reader of a replay  lib/jetstream/wire/        connection, parser, stream-scan
-//   where a checkpoint is scheduled   lib/leadership/checkpoint-schedule.ts (the leader's timer here)
-//   where a checkpoint is made        lib/jetstream/checkpoint-make.ts, in the compaction child
-//                                     (cluster/fold-child.ts); read: lib/jetstream/checkpoint.ts
-//   removals deleted once all applied lib/jetstream/removal-deletions.ts, members.ts (the nodes bucket)
-//   what only a node can write        lib/jetstream/cluster-keys.ts (the secret), record-seal.ts,
-//                                     forward-seal.ts; the rest is quarantined: quarantine.ts,
-//                                     lib/leadership/quarantine-book.ts (tickd(8) SECURITY)
-//   start-up (connect, buckets, copy) lib/persistence/cluster-storage.ts
-//   offline: dump, import             lib/tools/dump-stream.ts, lib/tools/import.ts
-//
-// One tickd node of a cluster (tickd(8) CLUSTER MODE): a follower that keeps a copy of the log
-// current, or the leader that fires and writes. Leadership is the lease alone (no heartbeats or
-// votes of our own): a follower tries to take it at least every TTL/4.
-//
-//   follower ──lease taken──► catch up to the stream's last sequence ──► leader
-//      ▲                         (the lease lost meanwhile: stay follower)     │
-//      └── rebuild the copy from the stream ◄── stepDown() ◄───────────────────┘
-//            lease lost (refresh refused or failed, TTL passed by our own clock),
-//            a publish refused for its expected sequence, a write not acknowledged in time
-//
-// Invariants:
-// - Never fires or writes before holding the lease and having applied the whole stream: the
-//   journal of a tenure starts at the last sequence the copy was caught up to, and every
-//   publish expects exactly the sequence before it, so anything written meanwhile by anyone
-//   else fences the tenure at its first write.
-// - A step-down is synchronous where it matters: the role flips, the forwarded-command
-//   subscription ends and the journal is fenced before anything else can run, so nothing fires
-//   or is written after it. Executions still running finish unrecorded (the next leader runs
-//   their jobs again: at-least-once), because the engine forgets their attempts.
-// - The copy is rebuilt from the stream after a step-down: memory may hold writes that were
-//   rolled back yet reached the stream, so only the stream says what is true.
-// - The leader's commands come from its own workers and, over NATS, from the followers' (the
-//   forwarding subject is subscribed only while leading).
+// One tickd node of a cluster. Its roles, state diagram and invariants, and a map of cluster
+// mode file by file, are in lib/leadership/README.md; tickd(8) CLUSTER MODE says what it does.
 import { randomBytes } from 'node:crypto';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterOptions } from '../cli.ts';
 import type { ClusterView, NodeRole } from '../domain/cluster-view.ts';
+import { FORMAT_VERSION } from '../domain/format.ts';
 import type { Command, Reply } from '../domain/command.ts';
 import { applyRecord, type LogRecord } from '../engine/journal.ts';
 import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
@@ -66,6 +22,7 @@ import { forwardingSubject, type LocalBatch } from '../jetstream/forwarding.ts';
 import { PUBLISH_DEADLINE_MS, StreamJournal } from '../jetstream/journal.ts';
 import { Members, REPORT_MS } from '../jetstream/members.ts';
 import { replayStream } from '../jetstream/replay.ts';
+import { StreamTooNewError } from '../jetstream/quarantine.ts';
 import type { ClusterSubjects } from '../jetstream/subjects.ts';
 import { StreamTail } from '../jetstream/tail.ts';
 import { isLeaseAborted, Lease } from '../lease/lease.ts';
@@ -136,6 +93,11 @@ export class ClusterNode {
   private readonly checkpoints: CheckpointSchedule;
   /** Stream messages that are no record of the cluster's, kept out of the copy (quarantine.ts). */
   private readonly quarantine: QuarantineBook;
+  /** A record too new for this code, met in the stream: the copy stops before it, and the node never leads. */
+  private tooNew: StreamTooNewError | null = null;
+  /** The last sequence the copy's replay read: what the tail met after it, the copy met live. */
+  private copyBuiltAt = 0;
+  private readonly stopped = Promise.withResolvers<void>();
 
   constructor(parts: NodeParts) {
     this.p = parts;
@@ -179,6 +141,8 @@ export class ClusterNode {
       cluster: this.p.opts.name, node: this.p.opts.nodeName, role: this.roleNow,
       leader: this.roleNow === 'leader' ? this.p.opts.nodeName : this.leaderName,
       lastSeq, appliedSeq: applied, nodes: this.p.members.list(lastSeq),
+      format: FORMAT_VERSION, activeFormat: this.p.members.activeFormat().active,
+      upgradeNeeded: this.tooNew === null ? null : { format: this.tooNew.format, seq: this.tooNew.seq, subject: this.tooNew.subject },
     };
   }
 
@@ -200,11 +164,22 @@ export class ClusterNode {
       this.quarantine.verified();
       applyRecord(jobs, rules, rec);
     };
-    const replay = await replayStream(nc, jsm, subjects, this.quarantine, apply, empty);
+    this.quarantine.rebuilding();
+    let replay: Awaited<ReturnType<typeof replayStream>>;
+    try {
+      replay = await replayStream(nc, jsm, subjects, this.quarantine, apply, empty);
+    } catch (err) {
+      if (!(err instanceof StreamTooNewError)) throw err;
+      this.mustUpgrade(err); // the copy keeps what came before the record
+      return;
+    }
+    this.copyBuiltAt = replay.lastSeq;
     this.checkpoints.known(replay.checkpointSeq);
     if (replay.checkpointError !== null) this.log.warn({ err: replay.checkpointError }, 'the checkpoint could not be read: the whole stream was');
     this.log.info({ records: replay.records, lastSeq: replay.lastSeq, checkpointSeq: replay.checkpointSeq }, 'stream replayed');
-    this.tail = new StreamTail({ js, jsm, stream: subjects.stream, afterSeq: replay.lastSeq, apply, trust: this.quarantine, log: this.log });
+    this.tail = new StreamTail({
+      js, jsm, stream: subjects.stream, afterSeq: replay.lastSeq, apply, trust: this.quarantine, log: this.log, tooNew: (err) => this.mustUpgrade(err),
+    });
   }
 
   /** rebuild() until it works (NATS may be unreachable for a while), or the node stops. */
@@ -232,8 +207,9 @@ export class ClusterNode {
 
   private async run(): Promise<void> {
     while (!this.stopping) {
-      if (this.tail === null) await this.rebuildUntilDone();
+      if (this.tail === null && this.tooNew === null) await this.rebuildUntilDone();
       if (this.stopping) return;
+      if (this.tooNew !== null) return await this.stopped.promise; // serves its copy, never leads
       const why = await this.lead();
       if (why === null) continue;
       await this.afterStepDown();
@@ -269,7 +245,7 @@ export class ClusterNode {
       let afterSeq = Math.max(state.last_seq, this.tail!.applied);
       this.tail = null;
       // What foreign messages pushed out while this node followed is put back before it writes.
-      const strays = this.quarantine.strays();
+      const strays = this.quarantine.strays(this.copyBuiltAt);
       if (strays.length > 0) {
         const restored = await restoreFromCopy(this.copyParts(), holder, lease, afterSeq, strays);
         if ('otherWriter' in restored) throw new Error(`another writer wrote to the stream: ${restored.otherWriter}`);
@@ -323,6 +299,20 @@ export class ClusterNode {
     this.journal.use(null);
     this.log.warn({ role: 'follower', cause: why }, 'role changed: follower');
     ended(why);
+  }
+
+  /**
+   * A record only a newer tickd reads was met in the stream (tickd(8) UPGRADING): it is never
+   * dropped, so nothing after it can be applied here. The node steps down if it leads, stops
+   * competing for the lease, and serves the copy it has, saying so in its log and view.
+   */
+  private mustUpgrade(err: StreamTooNewError): void {
+    if (this.tooNew !== null) return;
+    this.tooNew = err;
+    this.log.error({ format: err.format, seq: err.seq, subject: err.subject, reads: FORMAT_VERSION },
+      `this node must be upgraded: ${err.message}; it applies nothing after it, will not lead, and serves what it has`);
+    this.stepDown('a record too new for this node');
+    if (this.roleNow !== 'leader') this.candidate?.close();
   }
 
   /** What follows a step-down: the last writes settle, the lease goes back, the copy is dropped. */
@@ -383,6 +373,7 @@ export class ClusterNode {
    */
   async handOver(): Promise<void> {
     this.stopping = true;
+    this.stopped.resolve();
     this.stepDown('stopping');
     if (this.roleNow !== 'leader') this.candidate?.close();
     await this.loop;

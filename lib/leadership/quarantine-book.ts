@@ -27,8 +27,8 @@ export class QuarantineBook implements StreamTrust {
   /** Quarantined since the start. */
   total = 0;
   private verifiedRecords = 0;
-  /** Sequence to subject, of what is to be deleted. */
-  private readonly pending = new Map<number, string>();
+  /** What was quarantined and is not deleted yet, by sequence. */
+  private readonly pending = new Map<number, { readonly subject: string; readonly deletable: boolean }>();
   private deleting = false;
   private minute = 0;
   private warned = 0;
@@ -48,7 +48,7 @@ export class QuarantineBook implements StreamTrust {
   quarantined(q: Quarantined): void {
     this.total++;
     this.o.counted();
-    if (q.deletable && this.pending.size < MAX_PENDING) this.pending.set(q.seq, q.subject);
+    if (this.pending.size < MAX_PENDING) this.pending.set(q.seq, { subject: q.subject, deletable: q.deletable });
     const minute = Math.floor(Date.now() / 60_000);
     if (minute !== this.minute) {
       if (this.unsaid > 0) this.o.log.warn({ count: this.unsaid }, 'more stream messages quarantined in the last minute');
@@ -60,9 +60,21 @@ export class QuarantineBook implements StreamTrust {
     else this.unsaid++;
   }
 
-  /** The deletable messages quarantined and not deleted yet: what a node taking over restores over (restore.ts). */
-  strays(): Stray[] {
-    return this.trusted() ? [...this.pending].map(([seq, subject]) => ({ seq, subject })) : [];
+  /**
+   * The messages quarantined after `seq`, what a node taking over restores over (restore.ts):
+   * only those its copy met after it was built from the stream, since only then did the copy
+   * apply the record each one pushed out (a copy built after one of them lacks that record,
+   * and must not write its removal over the other nodes' copies). Those sealed with a key
+   * this node does not have too: anyone can write a key id.
+   */
+  strays(seq: number): Stray[] {
+    if (!this.trusted()) return [];
+    return [...this.pending].filter(([s]) => s > seq).map(([s, p]) => ({ seq: s, subject: p.subject }));
+  }
+
+  /** A copy is being built anew: what it met before is forgotten (met again, or gone). */
+  rebuilding(): void {
+    this.pending.clear();
   }
 
   /** Whether this node's keys verified any record: if not, it takes nothing for junk. */
@@ -81,7 +93,7 @@ export class QuarantineBook implements StreamTrust {
     }
     if (this.deleting || this.pending.size === 0) return;
     this.deleting = true;
-    const seqs = [...this.pending.keys()];
+    const seqs = [...this.pending].filter(([, p]) => p.deletable).map(([seq]) => seq);
     void (async () => {
       for (const seq of seqs) {
         try {

@@ -217,7 +217,7 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
     const short = await behindRounds(async (there, written) => {
       const ids = new Set<string>();
       const jsmThere = await waitForValue(() => jetstreamManager(there));
-      const tail = new StreamTail({ trust: testTrust(), js: jetstream(there), jsm: jsmThere, stream: 'behind', afterSeq: 0, apply: (rec) => { if (rec.t === 'job') ids.add(rec.job.id); }, log: silentLogger() });
+      const tail = new StreamTail({ trust: testTrust(), js: jetstream(there), jsm: jsmThere, stream: 'behind', afterSeq: 0, apply: (rec) => { if (rec.t === 'job') ids.add(rec.job.id); }, log: silentLogger(), tooNew: (err) => { throw err; } });
       try {
         const giveUpAt = Date.now() + 30_000;
         await tail.caughtUp(written, () => Date.now() > giveUpAt);

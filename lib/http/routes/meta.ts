@@ -41,7 +41,10 @@ export function clusterToJson(view: ClusterView): JsonValue {
     leader: view.leader,
     last_seq: view.lastSeq,
     applied_seq: view.appliedSeq,
-    nodes: view.nodes.map((n) => ({ name: n.name, role: n.role, applied_seq: n.appliedSeq, lag: n.lag, seen_ago_ms: n.seenAgoMs })),
+    nodes: view.nodes.map((n) => ({ name: n.name, role: n.role, applied_seq: n.appliedSeq, lag: n.lag, seen_ago_ms: n.seenAgoMs, format: n.format })),
+    format: view.format,
+    active_format: view.activeFormat,
+    upgrade_needed: view.upgradeNeeded === null ? null : { ...view.upgradeNeeded },
   };
 }
 

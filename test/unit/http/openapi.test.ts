@@ -256,8 +256,8 @@ describe('http/openapi document', () => {
       ok('GET', '/rules/{id}', 200, '{"id":"r","pattern":"","runner":{"type":"redis","url":"redis://h","command":"SET","key":"k"}}');
       ok('DELETE', '/jobs/{id}', 204, '');
       ok('PUT', '/jobs/{id}', 415, '{"error":"Content-Type must be application/json"}');
-      ok('GET', '/cluster', 200, '{"cluster":"c","node":"n1","role":"leader","leader":"n1","last_seq":7,"applied_seq":7,"nodes":[{"name":"n1","role":"leader","applied_seq":7,"lag":0,"seen_ago_ms":0}]}');
-      ok('GET', '/cluster', 200, '{"cluster":"c","node":"n2","role":"follower","leader":null,"last_seq":0,"applied_seq":0,"nodes":[]}');
+      ok('GET', '/cluster', 200, '{"cluster":"c","node":"n1","role":"leader","leader":"n1","last_seq":7,"applied_seq":7,"nodes":[{"name":"n1","role":"leader","applied_seq":7,"lag":0,"seen_ago_ms":0,"format":2}],"format":2,"active_format":2,"upgrade_needed":null}');
+      ok('GET', '/cluster', 200, '{"cluster":"c","node":"n2","role":"follower","leader":null,"last_seq":0,"applied_seq":0,"nodes":[],"format":2,"active_format":1,"upgrade_needed":{"format":3,"seq":9,"subject":"c.j.x"}}');
       ok('GET', '/whoami', 200, '{"name":"ops","namespace":"ops.","auth_enabled":true}');
       ok('GET', '/whoami', 200, '{"name":null,"namespace":"*","auth_enabled":false}');
     });
@@ -279,10 +279,10 @@ describe('http/openapi document', () => {
       expect(checker.check('GET', '/jobs/{id}', 404, '{"error":"x","extra":1}')).to.have.length.above(0);
       expect(checker.check('GET', '/jobs/{id}', 413, '{"error":"x"}')).to.have.length.above(0);
       expect(checker.check('DELETE', '/jobs/{id}', 204, '{}')).to.have.length.above(0);
-      const view = '{"cluster":"c","node":"n","role":"leader","leader":"n","last_seq":1,"applied_seq":1,"nodes":[]}';
+      const view = '{"cluster":"c","node":"n","role":"leader","leader":"n","last_seq":1,"applied_seq":1,"nodes":[],"format":2,"active_format":2,"upgrade_needed":null}';
       expect(checker.check('GET', '/cluster', 200, view.replace('"last_seq"', '"lastSeq"'))).to.have.length.above(0);
       expect(checker.check('GET', '/cluster', 200, view.replace('"role":"leader"', '"role":"primary"'))).to.have.length.above(0);
-      expect(checker.check('GET', '/cluster', 200, view.replace('"nodes":[]', '"nodes":[{"name":"n","role":"leader","applied_seq":1,"lag":-1,"seen_ago_ms":0}]'))).to.have.length.above(0);
+      expect(checker.check('GET', '/cluster', 200, view.replace('"nodes":[]', '"nodes":[{"name":"n","role":"leader","applied_seq":1,"lag":-1,"seen_ago_ms":0,"format":2}]'))).to.have.length.above(0);
       // /whoami never carries more than the name and namespace (no secret).
       expect(checker.check('GET', '/whoami', 200, '{"name":"ops","namespace":"ops.","auth_enabled":true,"secret":"s"}')).to.have.length.above(0);
       expect(checker.check('GET', '/whoami', 200, '{"name":"ops","namespace":"ops."}')).to.have.length.above(0);

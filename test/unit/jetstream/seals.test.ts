@@ -72,6 +72,9 @@ describe('jetstream seals', () => {
     expect('payload' in opened && opened.payload.toString()).to.equal('cmds');
     expect(openRequest(keys, 'c', L, body, nonces, now + 2000)).to.deep.equal({ refused: 'a batch run before (a copy)' });
     expect(openRequest(keys, 'c', 'n2/7/ffffffff', body, new NonceBook(), now + 2000)).to.have.property('misaddressed', L);
+    // A lease key anyone wrote may name a holder too long for an address: sent as none, never a throw.
+    const long = sealRequest(keys, 'c', 'h'.repeat(300), Buffer.from('x'), now).body;
+    expect(openRequest(keys, 'c', L, long, nonces, now)).to.have.property('misaddressed', '');
     const unknown = sealRequest(keys, 'c', '', Buffer.from('x'), now).body;
     expect(openRequest(keys, 'c', L, unknown, nonces, now)).to.have.property('misaddressed', '');
     // The address is sealed: rewriting it breaks the seal.

@@ -7,7 +7,7 @@ import { NotWritingError, type Journal, type LogRecord } from '../../../lib/engi
 import { LeaderJournal } from '../../../lib/leadership/leader-journal.ts';
 import { answerLocally } from '../../../lib/leadership/local-ops.ts';
 
-const VIEW: Reply = { ok: true, kind: 'cluster', cluster: { cluster: 'c', node: 'n', role: 'follower', leader: null, lastSeq: 0, appliedSeq: 0, nodes: [] } };
+const VIEW: Reply = { ok: true, kind: 'cluster', cluster: { cluster: 'c', node: 'n', role: 'follower', leader: null, lastSeq: 0, appliedSeq: 0, nodes: [], format: 2, activeFormat: 2, upgradeNeeded: null } };
 const done = (id: string): Reply => ({ ok: true, kind: 'job', job: { id, execution: 1n, status: 'planned' } });
 
 function run(cmds: Command[]): { forwarded: Command[][]; replies: Reply[] | null } {

@@ -33,9 +33,10 @@ describe('http/routes/meta statToJson', () => {
 const VIEW: ClusterView = {
   cluster: 'prod', node: 'n2', role: 'follower', leader: 'n1', lastSeq: 120, appliedSeq: 118,
   nodes: [
-    { name: 'n1', role: 'leader', appliedSeq: 120, lag: 0, seenAgoMs: 350 },
-    { name: 'n2', role: 'follower', appliedSeq: 118, lag: 2, seenAgoMs: 0 },
+    { name: 'n1', role: 'leader', appliedSeq: 120, lag: 0, seenAgoMs: 350, format: 2 },
+    { name: 'n2', role: 'follower', appliedSeq: 118, lag: 2, seenAgoMs: 0, format: 1 },
   ],
+  format: 2, activeFormat: 1, upgradeNeeded: null,
 };
 
 interface Answer { status: number; headers: Record<string, string>; body: string }
@@ -80,14 +81,20 @@ describe('http/routes/meta GET /cluster (fake primary)', () => {
     expect(res.status).to.equal(200);
     expect(res.body).to.equal(
       '{"cluster":"prod","node":"n2","role":"follower","leader":"n1","last_seq":120,"applied_seq":118,"nodes":['
-      + '{"name":"n1","role":"leader","applied_seq":120,"lag":0,"seen_ago_ms":350},'
-      + '{"name":"n2","role":"follower","applied_seq":118,"lag":2,"seen_ago_ms":0}]}');
+      + '{"name":"n1","role":"leader","applied_seq":120,"lag":0,"seen_ago_ms":350,"format":2},'
+      + '{"name":"n2","role":"follower","applied_seq":118,"lag":2,"seen_ago_ms":0,"format":1}],'
+      + '"format":2,"active_format":1,"upgrade_needed":null}');
     expect(seen).to.deep.equal([{ op: 'cluster' }]);
     expect(await documented(app)).to.include('/cluster');
   });
 
   it('writes a null leader while no node holds the lease', () => {
     expect(toJson(clusterToJson({ ...VIEW, leader: null, nodes: [] }))).to.contain('"leader":null,');
+  });
+
+  it('says when the node met a record too new for it', () => {
+    expect(toJson(clusterToJson({ ...VIEW, upgradeNeeded: { format: 3, seq: 7, subject: 'prod.j.x' } })))
+      .to.contain('"upgrade_needed":{"format":3,"seq":7,"subject":"prod.j.x"}}');
   });
 
   it('a node alone: no such route (the plain 404 of an unknown path, nothing dispatched) and not in /openapi.json', async () => {
