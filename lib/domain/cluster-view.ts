@@ -36,7 +36,7 @@ export interface ClusterView {
   readonly nodes: readonly ClusterMember[];
   /** The record format this node's code reads. */
   readonly format: number;
-  /** The lowest format of the nodes heard of: what the cluster may write (tickd(8) UPGRADING). */
+  /** The cluster's active format, as the stream records it (1 until it does): what the cluster may write (tickd(8) UPGRADING). */
   readonly activeFormat: number;
   /** Set once this node met a record too new for its code: it must be upgraded. */
   readonly upgradeNeeded: UpgradeNeeded | null;

@@ -134,7 +134,7 @@ export const SCHEMAS: Record<string, Schema> = {
     applied_seq: { ...seq, description: 'The last stream sequence this node has applied.' },
     nodes: { type: 'array', items: ref('ClusterNode'), description: 'Every node heard from in the last few seconds, the answering one included, by name.' },
     format: { type: 'integer', minimum: 1, description: 'The record format this node\'s tickd reads.' },
-    active_format: { type: 'integer', minimum: 1, description: 'The lowest format among the nodes heard from: what the cluster writes, so that every node reads it (tickd(8) UPGRADING).' },
+    active_format: { type: 'integer', minimum: 1, description: 'The cluster\'s active format: the highest that every node reads, as the leader records it in the stream once every node heard from has read it for 30 s; 1 until then. Records that need a higher format are not written, so every node reads the stream (tickd(8) UPGRADING).' },
     upgrade_needed: {
       anyOf: [closed(['format', 'seq', 'subject'], {
         format: { type: 'integer', minimum: 1, description: 'The format the record needs.' },

@@ -224,6 +224,24 @@ export class StreamJournal implements Journal {
     this.fence('another writer wrote to the stream');
   }
 
+  /**
+   * A record of the node's own (the format mark), not the engine's: published in order after
+   * everything flushed before it, as a batch of its own, so that the engine's queued records
+   * stay queued for the engine's own flush (whose promise must be theirs).
+   */
+  writeAside(rec: LogRecord): Promise<void> {
+    const engines = this.queued;
+    this.queued = [];
+    try {
+      this.append(rec);
+      return this.flush();
+    } catch (err) {
+      return Promise.reject(err);
+    } finally {
+      this.queued = engines;
+    }
+  }
+
   /** Removals a checkpoint now covers: each deleted once no node can still need it. */
   holdRemovals(seqs: readonly number[]): void {
     for (const seq of seqs) this.removals?.hold(seq);
@@ -252,7 +270,9 @@ export class StreamJournal implements Journal {
     this.fencedWhy = why;
     this.queued = [];
     this.removals?.pause();
-    this.o.log.error({ why }, 'no longer writing to the stream');
+    // A graceful stop's hand-over is no error.
+    if (why === 'stopping') this.o.log.info({ why }, 'no longer writing to the stream');
+    else this.o.log.error({ why }, 'no longer writing to the stream');
     this.o.onFenced(why);
   }
 

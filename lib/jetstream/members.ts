@@ -19,8 +19,8 @@
 // A report also says the record format the node's code reads (lib/domain/format.ts), sealed
 // apart (FORMAT_CONTEXT) so that a node of a tickd before formats, which checks only the first
 // seal and ignores fields it does not know, still takes the report: a cluster is upgraded one
-// node at a time. A report without it is such an older node's: format 1. The cluster's
-// active format is the lowest of the nodes heard of (tickd(8) UPGRADING).
+// node at a time. A report without it is such an older node's: format 1. The leader records
+// the cluster's active format from them (lib/leadership/format-mark.ts; tickd(8) UPGRADING).
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
@@ -194,10 +194,12 @@ export class Members {
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /**
-   * The cluster's active format: the lowest that the nodes heard of lately read (this one
-   * included), so that no node meets a record it cannot read; and the nodes below `format`.
-   */
+  /** The format of each node heard of lately, by name. */
+  formats(): Map<string, number> {
+    return new Map(this.list(0).map((m) => [m.name, m.format]));
+  }
+
+  /** The lowest format the nodes heard of lately read (this one included), and the nodes below `format`. */
   activeFormat(format = FORMAT_VERSION): { readonly active: number; readonly behind: readonly string[] } {
     let active = FORMAT_VERSION;
     const behind: string[] = [];

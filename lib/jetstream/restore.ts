@@ -2,17 +2,19 @@
 // The stream keeps one message per subject, so anything published on a live identifier's
 // subject by someone without the cluster's secret replaces that identifier's record: it is
 // quarantined and never applied, but the record is gone from the stream, and every later
-// replay would go without it. The node that leads (or is about to) still has the record in its
-// copy, so it writes it again, sealed, from that copy: the job or rule as the copy holds it, or
-// its removal when the copy has none (a removal pushed out could otherwise let a checkpoint's
-// older copy of the job come back). Then it deletes the foreign messages left on other
-// subjects. A record with a valid seal that this leader did not write means another writer:
-// nothing is restored and the caller rebuilds from the stream, as before.
+// replay would go without it. The nodes whose copies held the record when they met the
+// message owe it (lib/leadership/quarantine-book.ts: the job or rule as the copy held it, or
+// its removal when it held none, since a removal pushed out could let a checkpoint's older copy
+// of the job come back); the one that leads writes what it owes again, sealed, over the
+// foreign message, which is never deleted. Foreign messages on other subjects are deleted. A
+// record with a valid seal that this leader did not write means another writer: nothing is
+// restored and the caller rebuilds from the stream, as before.
 //
-// Called with the lease held by this node: at take-over, for the messages the node's tail
-// quarantined; after a write was refused for its expected sequence, for everything after the
-// node's last acknowledged write. Each restore is published with the sequence it expects, so a
-// second foreign message meanwhile fails it and the pass starts over (MAX_PASSES at most).
+// Called with the lease held by this node: at take-over, for what it owes; after a write was
+// refused for its expected sequence, for that and for everything after the node's last
+// acknowledged write. Each restore is published with the sequence it expects, so a foreign
+// message meanwhile fails it and the pass starts over (MAX_PASSES at most; what is left stays
+// owed).
 import { JetStreamApiError, type JetStreamClient, type JetStreamManager, type MsgRequest, type NextMsgRequest, type StoredMsg } from '@nats-io/jetstream';
 import type { LogRecord } from '../engine/journal.ts';
 import { errorText } from '../errors.ts';
@@ -25,7 +27,7 @@ import { decodeToken, encodeToken, type ClusterSubjects } from './subjects.ts';
 
 /** Messages read after the last acknowledged write at most: more is not a stray message but a writer. */
 const MAX_SCAN = 10_000;
-const MAX_PASSES = 3;
+const MAX_PASSES = 10;
 
 export interface RestoreOptions {
   readonly js: JetStreamClient;
@@ -35,20 +37,29 @@ export interface RestoreOptions {
   readonly trust: StreamTrust;
   /** This tenure's writer id: the prefix of the message ids of the records it wrote. */
   readonly writerId: string;
-  /** The node's copy of an identifier: the job or rule, or undefined when it has none. */
-  readonly copyOf: (kind: 'job' | 'rule', id: string) => LogRecord | undefined;
+  /**
+   * The record a foreign message found after `afterSeq` pushed out, as the node's copy held it
+   * when the scan met it (the scan tells `trust`, which takes it: QuarantineBook), or undefined
+   * when the copy cannot know it (it was built while the subject held a foreign message).
+   */
+  readonly owedAt: (seq: number) => LogRecord | undefined;
   readonly mayWrite: () => boolean;
+  /** A record written again, once acknowledged: the copy takes it too (an owed one it may lack, a rebuilt copy). */
+  readonly wrote: (rec: LogRecord) => void;
   readonly log: Logger;
 }
 
-/** A quarantined message: where it is. */
+/** A quarantined message: where it is, and the record it pushed out as a copy knew it then. */
 export interface Stray {
   readonly seq: number;
   readonly subject: string;
+  /** Taken from the copy when the message was met: the copy may since have been rebuilt without it. */
+  readonly owed?: LogRecord;
 }
 
 export type RestoreOutcome =
-  | { readonly restored: number; readonly deleted: number; readonly lastSeq: number }
+  /** `settled`: the sequences of the strays now dealt with (restored over, deleted, or gone). */
+  | { readonly restored: number; readonly deleted: number; readonly lastSeq: number; readonly settled: readonly number[] }
   | { readonly otherWriter: string };
 
 /**
@@ -60,15 +71,19 @@ export async function restoreOverStrays(o: RestoreOptions, afterSeq: number, kno
   let deleted = 0;
   let from = afterSeq;
   let extra = known;
+  const seen = new Set<number>(known.map((k) => k.seq));
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const scan = await scanAfter(o, from);
     if ('otherWriter' in scan) return scan;
-    const strays = [...(await stillThere(o, extra)), ...scan.strays];
+    // A scanned stray carries what is owed for it from now on: a later pass may find its
+    // subject under a newer foreign message, at another sequence.
+    const strays = [...(await stillThere(o, extra)), ...scan.strays.map((s) => ({ ...s, owed: o.owedAt(s.seq) }))];
+    for (const s of strays) seen.add(s.seq);
     let last = scan.lastSeq;
     let interrupted = false;
     for (const s of strays) {
-      const rec = recordFor(o, s.subject);
-      if (rec === null) continue;
+      const rec = s.owed;
+      if (rec === undefined) continue; // no identifier's subject (deleted below), or not this copy's to say
       if (!o.mayWrite()) throw new Error('the lease ran out while restoring records');
       const payload = encodeRecord(rec).subarray(FRAME_HEADER_BYTES);
       try {
@@ -82,6 +97,7 @@ export async function restoreOverStrays(o: RestoreOptions, afterSeq: number, kno
       }
       last++;
       restored++;
+      o.wrote(rec);
     }
     if (interrupted) {
       from = last;
@@ -89,9 +105,9 @@ export async function restoreOverStrays(o: RestoreOptions, afterSeq: number, kno
       continue;
     }
     // The strays on identifiers' subjects were replaced by the restores; the others go now.
-    for (const s of strays) if (recordFor(o, s.subject) === null && (await deleteStray(o, s.seq))) deleted++;
+    for (const s of strays) if (identifierOf(o.subjects, s.subject) === null && (await deleteStray(o, s.seq))) deleted++;
     if (strays.length > 0) o.log.warn({ restored, deleted, strays: strays.length, lastSeq: last }, 'records pushed out of the stream by foreign messages written again from this node\'s copy');
-    return { restored, deleted, lastSeq: last };
+    return { restored, deleted, lastSeq: last, settled: [...seen] };
   }
   throw new Error(`foreign messages kept arriving while restoring (${MAX_PASSES} passes)`);
 }
@@ -115,28 +131,47 @@ async function scanAfter(o: RestoreOptions, afterSeq: number): Promise<{ strays:
   return { strays, lastSeq };
 }
 
-/** The known strays still in the stream (a later write to the subject replaced the others). */
+/**
+ * The known strays whose subject still holds a foreign message (that one, or a later one that
+ * replaced it): those are written again. A subject whose message is a record of the cluster's
+ * was written since; one with no message held a removal, deleted once no node needed it
+ * (foreign messages on identifiers' subjects are never deleted, only written over: see
+ * QuarantineBook.clear).
+ */
 async function stillThere(o: RestoreOptions, known: readonly Stray[]): Promise<Stray[]> {
   const out: Stray[] = [];
   for (const s of known) {
-    const m = await nextMessage(o.jsm, o.subjects.stream, s.seq);
-    if (m === null || m.seq !== s.seq) continue;
+    const m = await lastOn(o.jsm, o.subjects.stream, s.subject);
+    if (m === null || m.seq < s.seq) continue;
     const buf = Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength);
-    if (typeof openRecord(o.trust.keys, o.subjects.stream, m.subject, m.seq, buf, 0, buf.length) === 'string') out.push(s);
+    if (typeof openRecord(o.trust.keys, o.subjects.stream, m.subject, m.seq, buf, 0, buf.length) === 'string') out.push({ ...s, seq: m.seq });
   }
   return out;
 }
 
-/** What to write on a stray's subject: the copy's record of its identifier, its removal, or null (no identifier's subject). */
-function recordFor(o: RestoreOptions, subject: string): LogRecord | null {
-  const prefix = `${o.subjects.stream}.`;
+async function lastOn(jsm: JetStreamManager, stream: string, subject: string): Promise<StoredMsg | null> {
+  try {
+    return await jsm.streams.getMessage(stream, { last_by_subj: subject });
+  } catch (err) {
+    if (err instanceof JetStreamApiError && /no message found/i.test(err.message)) return null;
+    throw err;
+  }
+}
+
+/** The job or rule whose subject `subject` is, or null (no identifier's subject). */
+export function identifierOf(subjects: ClusterSubjects, subject: string): { readonly kind: 'job' | 'rule'; readonly id: string } | null {
+  const prefix = `${subjects.stream}.`;
   if (!subject.startsWith(prefix)) return null;
   const [tree, token, ...more] = subject.slice(prefix.length).split('.');
   if ((tree !== 'j' && tree !== 'r') || token === undefined || token === '' || more.length > 0) return null;
   const id = decodeToken(token);
   if (encodeToken(id) !== token) return null; // no token tickd would write
-  const kind = tree === 'j' ? 'job' : 'rule';
-  return o.copyOf(kind, id) ?? (kind === 'job' ? { t: 'job.removed', id } : { t: 'rule.removed', id });
+  return { kind: tree === 'j' ? 'job' : 'rule', id };
+}
+
+/** What to write again on an identifier's subject: the copy's job or rule, or its removal when the copy has none. */
+export function copyRecord(kind: 'job' | 'rule', id: string, copyOf: (kind: 'job' | 'rule', id: string) => LogRecord | undefined): LogRecord {
+  return copyOf(kind, id) ?? (kind === 'job' ? { t: 'job.removed', id } : { t: 'rule.removed', id });
 }
 
 async function nextMessage(jsm: JetStreamManager, stream: string, seq: number): Promise<StoredMsg | null> {

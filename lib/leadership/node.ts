@@ -12,7 +12,8 @@ import { applyRecord, type LogRecord } from '../engine/journal.ts';
 import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import { LeaseWatch } from './lease-watch.ts';
 import { QuarantineBook } from './quarantine-book.ts';
-import { restoreAfterFence, restoreFromCopy, type CopyParts } from './restore-from-copy.ts';
+import { copyOf, restoreAfterFence, restoreAtTakeOver, type CopyParts } from './restore-from-copy.ts';
+import { copyRecord, identifierOf } from '../jetstream/restore.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
@@ -28,6 +29,7 @@ import { StreamTail } from '../jetstream/tail.ts';
 import { isLeaseAborted, Lease } from '../lease/lease.ts';
 import { describeHolder } from '../lease/value.ts';
 import { CheckpointSchedule, type CheckpointRunner } from './checkpoint-schedule.ts';
+import { FormatMark } from './format-mark.ts';
 import { LeaderJournal } from './leader-journal.ts';
 import { answerLocally } from './local-ops.ts';
 import { errorText } from '../errors.ts';
@@ -95,8 +97,8 @@ export class ClusterNode {
   private readonly quarantine: QuarantineBook;
   /** A record too new for this code, met in the stream: the copy stops before it, and the node never leads. */
   private tooNew: StreamTooNewError | null = null;
-  /** The last sequence the copy's replay read: what the tail met after it, the copy met live. */
-  private copyBuiltAt = 0;
+  /** The cluster's active format as the stream records it (format-mark.ts). */
+  readonly format = new FormatMark();
   private readonly stopped = Promise.withResolvers<void>();
 
   constructor(parts: NodeParts) {
@@ -104,7 +106,9 @@ export class ClusterNode {
     this.log = parts.log;
     this.checkpoints = new CheckpointSchedule({ run: parts.checkpoints, cluster: parts.opts, log: parts.log });
     this.leaseWatch = new LeaseWatch(parts.leaseKv, parts.log, () => this.forwarder.leaderChanged(), (holder) => this.forwarder.heard(holder));
-    this.quarantine = new QuarantineBook({ keys: parts.keys, log: parts.log, counted: () => this.hooks?.quarantined?.() });
+    this.quarantine = new QuarantineBook({
+      keys: parts.keys, log: parts.log, counted: () => this.hooks?.quarantined?.(), identifierOf: (subject) => identifierOf(parts.subjects, subject), owe: (kind, id) => copyRecord(kind, id, copyOf(parts)),
+    });
     this.forwarder = new ForwardClient({
       nc: parts.nc, subject: forwardingSubject(parts.opts.name), log: parts.log, cluster: parts.opts.name, keys: parts.keys,
       noLeaderWaitMs: 2 * parts.opts.leaseTtlMs + 2_000,
@@ -141,7 +145,7 @@ export class ClusterNode {
       cluster: this.p.opts.name, node: this.p.opts.nodeName, role: this.roleNow,
       leader: this.roleNow === 'leader' ? this.p.opts.nodeName : this.leaderName,
       lastSeq, appliedSeq: applied, nodes: this.p.members.list(lastSeq),
-      format: FORMAT_VERSION, activeFormat: this.p.members.activeFormat().active,
+      format: FORMAT_VERSION, activeFormat: this.format.recorded,
       upgradeNeeded: this.tooNew === null ? null : { format: this.tooNew.format, seq: this.tooNew.seq, subject: this.tooNew.subject },
     };
   }
@@ -160,11 +164,14 @@ export class ClusterNode {
     this.reporter ??= setInterval(() => void this.report(), REPORT_MS).unref();
     this.p.members.rebuilding();
     if (!(await this.p.members.store(this.roleNow, 0))) throw new Error('this node could not report itself to the cluster before reading the stream');
-    const apply = (rec: LogRecord): void => {
+    const apply = (rec: LogRecord, seq: number): void => {
       this.quarantine.verified();
+      this.quarantine.written(subjects.of(rec), seq);
+      this.format.seen(rec);
       applyRecord(jobs, rules, rec);
     };
     this.quarantine.rebuilding();
+    this.format.rebuilding();
     let replay: Awaited<ReturnType<typeof replayStream>>;
     try {
       replay = await replayStream(nc, jsm, subjects, this.quarantine, apply, empty);
@@ -173,7 +180,7 @@ export class ClusterNode {
       this.mustUpgrade(err); // the copy keeps what came before the record
       return;
     }
-    this.copyBuiltAt = replay.lastSeq;
+    this.quarantine.following();
     this.checkpoints.known(replay.checkpointSeq);
     if (replay.checkpointError !== null) this.log.warn({ err: replay.checkpointError }, 'the checkpoint could not be read: the whole stream was');
     this.log.info({ records: replay.records, lastSeq: replay.lastSeq, checkpointSeq: replay.checkpointSeq }, 'stream replayed');
@@ -245,12 +252,7 @@ export class ClusterNode {
       let afterSeq = Math.max(state.last_seq, this.tail!.applied);
       this.tail = null;
       // What foreign messages pushed out while this node followed is put back before it writes.
-      const strays = this.quarantine.strays(this.copyBuiltAt);
-      if (strays.length > 0) {
-        const restored = await restoreFromCopy(this.copyParts(), holder, lease, afterSeq, strays);
-        if ('otherWriter' in restored) throw new Error(`another writer wrote to the stream: ${restored.otherWriter}`);
-        afterSeq = restored.lastSeq;
-      }
+      afterSeq = await restoreAtTakeOver(this.copyParts(), holder, lease, afterSeq);
       this.lease = lease;
       this.tenureEnded = ended;
       this.stream = new StreamJournal({
@@ -297,7 +299,7 @@ export class ClusterNode {
     this.server = null;
     this.stream?.fence(why);
     this.journal.use(null);
-    this.log.warn({ role: 'follower', cause: why }, 'role changed: follower');
+    this.log[why === 'stopping' ? 'info' : 'warn']({ role: 'follower', cause: why }, 'role changed: follower');
     ended(why);
   }
 
@@ -335,13 +337,14 @@ export class ClusterNode {
   }
 
   private copyParts(): CopyParts {
-    return { ...this.p, trust: this.quarantine };
+    return { ...this.p, book: this.quarantine };
   }
 
   private async report(): Promise<void> {
     // First, and alone: how long ago this node last said so decides whether its copy can be
     // trusted (members.ts), so a slow answer below must not hold it back.
     this.p.members.report(this.roleNow, this.applied);
+    this.format.observe(this.p.members);
     try {
       const { state } = await this.p.jsm.streams.info(this.p.subjects.stream);
       this.lastSeq = state.last_seq;
@@ -357,6 +360,7 @@ export class ClusterNode {
     if (this.roleNow !== 'leader' || stream === null) return;
     this.quarantine.clear(this.p.jsm, this.p.subjects.stream);
     void stream.checkForeignWrites().catch(() => { /* NATS unreachable: the next write tells */ });
+    this.format.consider(this.p.members, (rec) => stream.writeAside(rec), this.log);
     this.checkpoints.consider(stream.lastSeq, this.p.jobs.size + this.p.rules.size, (m) => this.stream?.holdRemovals(m.removals));
   }
 

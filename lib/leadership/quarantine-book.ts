@@ -1,7 +1,7 @@
 // A node's account of the stream messages it quarantined (lib/jetstream/quarantine.ts): each
 // counted, named in a warning (at most WARNINGS_PER_MINUTE a minute, the rest counted in one),
 // and, while the node leads, deleted from the stream by its sequence so that the log stays
-// clean. A node deletes only once it has verified at least one record with its keys: a node
+// clean; and of the records they pushed out that this node owes the stream (restore.ts). A node deletes only once it has verified at least one record with its keys: a node
 // started with the wrong --cluster-secret-file would otherwise take every record for junk and
 // delete the cluster's log; it says so instead.
 import type { JetStreamManager } from '@nats-io/jetstream';
@@ -9,6 +9,7 @@ import { errorText } from '../errors.ts';
 import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import type { Quarantined, StreamTrust } from '../jetstream/quarantine.ts';
 import type { Stray } from '../jetstream/restore.ts';
+import type { LogRecord } from '../engine/journal.ts';
 import type { Logger } from '../log.ts';
 
 const WARNINGS_PER_MINUTE = 20;
@@ -19,6 +20,10 @@ export interface QuarantineBookOptions {
   readonly keys: ClusterKeys;
   readonly log: Logger;
   readonly counted: () => void;
+  /** The identifier of a message's subject (restore.ts identifierOf), null for no identifier's. */
+  readonly identifierOf: (subject: string) => { readonly kind: 'job' | 'rule'; readonly id: string } | null;
+  /** The copy's record of an identifier (restore.ts copyRecord): what a foreign message on its subject pushed out. */
+  readonly owe: (kind: 'job' | 'rule', id: string) => LogRecord;
 }
 
 export class QuarantineBook implements StreamTrust {
@@ -27,8 +32,25 @@ export class QuarantineBook implements StreamTrust {
   /** Quarantined since the start. */
   total = 0;
   private verifiedRecords = 0;
-  /** What was quarantined and is not deleted yet, by sequence. */
-  private readonly pending = new Map<number, { readonly subject: string; readonly deletable: boolean }>();
+  /**
+   * The records foreign messages pushed out, by the message's sequence, taken from the copy
+   * when the message was met while the copy was current (following, or leading): what this
+   * node owes the stream until it, or another node, has written them again. Kept when the
+   * copy is rebuilt (the rebuilt copy lacks them), so a take-over that fails, or a lease lost
+   * while restoring, does not lose them.
+   */
+  private readonly owed = new Map<number, Stray>();
+  /**
+   * Identifiers' subjects the copy cannot speak for: a foreign message was there when it was
+   * built, so it lacks their record, until a record of the cluster's on them is applied.
+   */
+  private readonly unknownOn = new Set<string>();
+  /** The sequence owed on each subject: a record written there since settles it. */
+  private readonly owedOn = new Map<string, number>();
+  /** False while the copy is built from the stream: a message met then pushed out a record the copy never had. */
+  private current = false;
+  /** What was quarantined on no identifier's subject and is not deleted yet, by sequence. */
+  private readonly pending = new Set<number>();
   private deleting = false;
   private minute = 0;
   private warned = 0;
@@ -48,7 +70,19 @@ export class QuarantineBook implements StreamTrust {
   quarantined(q: Quarantined): void {
     this.total++;
     this.o.counted();
-    if (this.pending.size < MAX_PENDING) this.pending.set(q.seq, { subject: q.subject, deletable: q.deletable });
+    // On an identifier's subject a foreign message pushed a record out: it is written over,
+    // never deleted (a node that owes the record would then take the empty subject for a
+    // removal deleted since). Elsewhere it is deleted.
+    const ident = this.o.identifierOf(q.subject);
+    if (ident === null) {
+      if (q.deletable && this.pending.size < MAX_PENDING) this.pending.add(q.seq);
+    } else if (!this.current || this.unknownOn.has(q.subject)) {
+      // Met while the copy was built, or after one so met: the copy never had the record.
+      if (this.unknownOn.size < MAX_PENDING) this.unknownOn.add(q.subject);
+    } else if (this.owed.size < MAX_PENDING) {
+      this.owed.set(q.seq, { seq: q.seq, subject: q.subject, owed: this.o.owe(ident.kind, ident.id) });
+      this.owedOn.set(q.subject, q.seq);
+    }
     const minute = Math.floor(Date.now() / 60_000);
     if (minute !== this.minute) {
       if (this.unsaid > 0) this.o.log.warn({ count: this.unsaid }, 'more stream messages quarantined in the last minute');
@@ -61,20 +95,47 @@ export class QuarantineBook implements StreamTrust {
   }
 
   /**
-   * The messages quarantined after `seq`, what a node taking over restores over (restore.ts):
-   * only those its copy met after it was built from the stream, since only then did the copy
-   * apply the record each one pushed out (a copy built after one of them lacks that record,
-   * and must not write its removal over the other nodes' copies). Those sealed with a key
-   * this node does not have too: anyone can write a key id.
+   * What a node taking over writes again (restore.ts): the records it owes. Those of messages
+   * sealed with a key this node does not have too: anyone can write a key id.
    */
-  strays(seq: number): Stray[] {
-    if (!this.trusted()) return [];
-    return [...this.pending].filter(([s]) => s > seq).map(([s, p]) => ({ seq: s, subject: p.subject }));
+  strays(): Stray[] {
+    return this.trusted() ? [...this.owed.values()] : [];
   }
 
-  /** A copy is being built anew: what it met before is forgotten (met again, or gone). */
+  /** The record owed for the message at `seq` (met by a restore's scan, just now), if this copy can say. */
+  owedAt(seq: number): LogRecord | undefined {
+    return this.owed.get(seq)?.owed;
+  }
+
+  /** Dealt with (restore.ts): no longer owed. */
+  settled(seqs: readonly number[]): void {
+    for (const seq of seqs) {
+      const s = this.owed.get(seq);
+      if (s === undefined) continue;
+      this.owed.delete(seq);
+      if (this.owedOn.get(s.subject) === seq) this.owedOn.delete(s.subject);
+    }
+  }
+
+  /**
+   * A record of the cluster's applied on `subject` as of stream sequence `seq`: written after
+   * what is owed there (another node wrote it again, or a client wrote it since), it settles it.
+   */
+  written(subject: string, seq: number): void {
+    this.unknownOn.delete(subject);
+    const owed = this.owedOn.get(subject);
+    if (owed !== undefined && seq > owed) this.settled([owed]);
+  }
+
+  /** The copy is being built anew from the stream: what it meets until following() is not its to restore. */
   rebuilding(): void {
     this.pending.clear();
+    this.current = false;
+  }
+
+  /** The copy is current: it follows the stream (and, leading, is what the stream should hold). */
+  following(): void {
+    this.current = true;
   }
 
   /** Whether this node's keys verified any record: if not, it takes nothing for junk. */
@@ -93,7 +154,7 @@ export class QuarantineBook implements StreamTrust {
     }
     if (this.deleting || this.pending.size === 0) return;
     this.deleting = true;
-    const seqs = [...this.pending].filter(([, p]) => p.deletable).map(([seq]) => seq);
+    const seqs = [...this.pending];
     void (async () => {
       for (const seq of seqs) {
         try {

@@ -1,8 +1,4 @@
-// Not part of `npm test` yet (about 100 s): run it with `npm run fuzz`. It still finds
-// acknowledged records lost when the leader's put-back of what foreign messages pushed out is
-// cut short (the lease lost to a foreign write of the lease key, or foreign messages arriving
-// through 3 passes) and the node then rebuilds its copy without them (tickd(8) BUGS). Make it
-// part of the suite once it passes.
+// About 100 s; `npm run fuzz` runs it alone (TICKD_FUZZ_SEED replays a run's choices).
 //
 // Cluster mode under a flood of foreign messages (tickd(8) SECURITY, Quarantine): no message
 // can stop the cluster, and none changes what it acknowledged. Three tickd nodes on three
