@@ -13,7 +13,6 @@ import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import { LeaseWatch } from './lease-watch.ts';
 import { QuarantineBook } from './quarantine-book.ts';
 import { copyOf, restoreAfterFence, restoreAtTakeOver, type CopyParts } from './restore-from-copy.ts';
-import { copyRecord, identifierOf } from '../jetstream/restore.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
@@ -23,6 +22,7 @@ import { forwardingSubject, type LocalBatch } from '../jetstream/forwarding.ts';
 import { PUBLISH_DEADLINE_MS, StreamJournal } from '../jetstream/journal.ts';
 import { Members, REPORT_MS } from '../jetstream/members.ts';
 import { replayStream } from '../jetstream/replay.ts';
+import { copyRecord, identifierOf } from '../jetstream/restore.ts';
 import { StreamTooNewError } from '../jetstream/quarantine.ts';
 import type { ClusterSubjects } from '../jetstream/subjects.ts';
 import { StreamTail } from '../jetstream/tail.ts';
@@ -107,7 +107,8 @@ export class ClusterNode {
     this.checkpoints = new CheckpointSchedule({ run: parts.checkpoints, cluster: parts.opts, log: parts.log });
     this.leaseWatch = new LeaseWatch(parts.leaseKv, parts.log, () => this.forwarder.leaderChanged(), (holder) => this.forwarder.heard(holder));
     this.quarantine = new QuarantineBook({
-      keys: parts.keys, log: parts.log, counted: () => this.hooks?.quarantined?.(), identifierOf: (subject) => identifierOf(parts.subjects, subject), owe: (kind, id) => copyRecord(kind, id, copyOf(parts)),
+      keys: parts.keys, log: parts.log, counted: () => this.hooks?.quarantined?.(),
+      identifierOf: (subject) => identifierOf(parts.subjects, subject), owe: (kind, id) => copyRecord(kind, id, copyOf(parts)),
     });
     this.forwarder = new ForwardClient({
       nc: parts.nc, subject: forwardingSubject(parts.opts.name), log: parts.log, cluster: parts.opts.name, keys: parts.keys,

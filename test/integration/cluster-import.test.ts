@@ -233,7 +233,9 @@ describe('cluster mode: tickd import and tickd dump --cluster', function () {
     // A record that does not decode: nothing is written, not even the stream.
     const good = encodeRecord(HISTORY[0]!);
     const bad = encodeRecord(HISTORY[1]!);
-    bad[4] = 0x42; // the record type byte
+    bad[4] = 0x42; // the record type byte: an extension record's (doc/logfile-format.md) ...
+    bad[5] = 0;
+    bad[6] = 2; // ... that this tickd's format should know: damage, not a newer tickd's
     writeFileSync(path, Buffer.concat([good, bad]));
     const corrupt = await importLog(path, 'imp6');
     expect(corrupt.code).to.equal(1);
