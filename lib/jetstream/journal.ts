@@ -22,7 +22,8 @@
 //   its removals to holdRemovals) and every node has applied it (removal-deletions.ts), so a
 //   stream of churning identifiers does not grow with dead ones. Without a view of the other
 //   nodes (`tickd import`, every node stopped) at once.
-import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { alreadyGone } from './api-errors.ts';
 import type { Logger } from '../log.ts';
 import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
 import { NotWritingError, type Journal, type LogRecord } from '../engine/journal.ts';
@@ -37,14 +38,6 @@ import { errorText } from '../errors.ts';
 export const PUBLISH_DEADLINE_MS = 10_000;
 const ATTEMPT_TIMEOUT_MS = 2_000;
 const RETRY_PAUSE_MS = 100;
-const SEQUENCE_NOT_FOUND = 10043;
-const DELETE_FAILED = 10057;
-
-/** The answer to deleting a message that is gone already (replaced by a later write, or deleted). */
-function alreadyGone(err: unknown): boolean {
-  if (!(err instanceof JetStreamApiError)) return false;
-  return err.code === SEQUENCE_NOT_FOUND || (err.code === DELETE_FAILED && /no message found/i.test(err.message));
-}
 
 export interface StreamJournalOptions {
   readonly js: JetStreamClient;
@@ -209,18 +202,18 @@ export class StreamJournal implements Journal {
   }
 
   /**
-   * While nothing is being written: whether the stream goes on past this node's last write
-   * (someone else wrote, and an idle leader would not learn of it until its next write). If it
+   * While nothing is being written: whether the stream's last sequence, as the node's report
+   * just read it, goes on past this node's last write (someone else wrote, and an idle leader
+   * would not learn of it until its next write). If it
    * does, the journal is fenced as a refused write fences it, so that the node puts back what
    * a foreign message pushed out (restore.ts) without waiting for a client.
    */
-  async checkForeignWrites(): Promise<void> {
-    const idle = (): boolean => this.fencedWhy === null && this.queued.length === 0 && this.inFlight.size === 0 && this.recovering === 0;
-    if (!idle()) return;
-    const expected = this.expected;
-    const { state } = await this.o.jsm.streams.info(this.o.subjects.stream);
-    if (state.last_seq <= expected || !idle() || this.expected !== expected) return;
-    this.foreignAfterSeq ??= expected;
+  checkForeignWrites(streamLastSeq: number): void {
+    // Our own writes never take the stream past `expected` (it counts them before they leave);
+    // while some are on their way, a foreign message among them fails one, which fences.
+    const idle = this.fencedWhy === null && this.queued.length === 0 && this.inFlight.size === 0 && this.recovering === 0;
+    if (!idle || streamLastSeq <= this.expected) return;
+    this.foreignAfterSeq ??= this.expected;
     this.fence('another writer wrote to the stream');
   }
 

@@ -199,17 +199,6 @@ export class Members {
     return new Map(this.list(0).map((m) => [m.name, m.format]));
   }
 
-  /** The lowest format the nodes heard of lately read (this one included), and the nodes below `format`. */
-  activeFormat(format = FORMAT_VERSION): { readonly active: number; readonly behind: readonly string[] } {
-    let active = FORMAT_VERSION;
-    const behind: string[] = [];
-    for (const m of this.list(0)) {
-      active = Math.min(active, m.format);
-      if (m.format < format) behind.push(m.name);
-    }
-    return { active, behind };
-  }
-
   /** Stops watching; this node's entry is deleted so views drop it at once. */
   async close(): Promise<void> {
     this.closed = true;

@@ -15,7 +15,9 @@
 // acknowledged write. Each restore is published with the sequence it expects, so a foreign
 // message meanwhile fails it and the pass starts over (MAX_PASSES at most; what is left stays
 // owed).
-import { JetStreamApiError, type JetStreamClient, type JetStreamManager, type MsgRequest, type NextMsgRequest, type StoredMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { alreadyGone } from './api-errors.ts';
+import { nextOnLeader } from './stream.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { errorText } from '../errors.ts';
 import { isWrongLastSequence } from '../lease/errors.ts';
@@ -118,7 +120,7 @@ async function scanAfter(o: RestoreOptions, afterSeq: number): Promise<{ strays:
   if (lastSeq - afterSeq > MAX_SCAN) return { otherWriter: `${lastSeq - afterSeq} messages after this node's last write` };
   const strays: Stray[] = [];
   for (let seq = afterSeq + 1; seq <= lastSeq;) {
-    const m = await nextMessage(o.jsm, o.subjects.stream, seq);
+    const m = await nextOnLeader(o.jsm, o.subjects.stream, seq);
     if (m === null || m.seq > lastSeq) break;
     seq = m.seq + 1;
     if (readMessage(o.trust, o.subjects.stream, m.subject, m.seq, m.data) === null) {
@@ -141,7 +143,7 @@ async function scanAfter(o: RestoreOptions, afterSeq: number): Promise<{ strays:
 async function stillThere(o: RestoreOptions, known: readonly Stray[]): Promise<Stray[]> {
   const out: Stray[] = [];
   for (const s of known) {
-    const m = await lastOn(o.jsm, o.subjects.stream, s.subject);
+    const m = await o.jsm.streams.getMessage(o.subjects.stream, { last_by_subj: s.subject });
     if (m === null || m.seq < s.seq) continue;
     const buf = Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength);
     if (typeof openRecord(o.trust.keys, o.subjects.stream, m.subject, m.seq, buf, 0, buf.length) === 'string') out.push({ ...s, seq: m.seq });
@@ -149,14 +151,6 @@ async function stillThere(o: RestoreOptions, known: readonly Stray[]): Promise<S
   return out;
 }
 
-async function lastOn(jsm: JetStreamManager, stream: string, subject: string): Promise<StoredMsg | null> {
-  try {
-    return await jsm.streams.getMessage(stream, { last_by_subj: subject });
-  } catch (err) {
-    if (err instanceof JetStreamApiError && /no message found/i.test(err.message)) return null;
-    throw err;
-  }
-}
 
 /** The job or rule whose subject `subject` is, or null (no identifier's subject). */
 export function identifierOf(subjects: ClusterSubjects, subject: string): { readonly kind: 'job' | 'rule'; readonly id: string } | null {
@@ -169,26 +163,13 @@ export function identifierOf(subjects: ClusterSubjects, subject: string): { read
   return { kind: tree === 'j' ? 'job' : 'rule', id };
 }
 
-/** What to write again on an identifier's subject: the copy's job or rule, or its removal when the copy has none. */
-export function copyRecord(kind: 'job' | 'rule', id: string, copyOf: (kind: 'job' | 'rule', id: string) => LogRecord | undefined): LogRecord {
-  return copyOf(kind, id) ?? (kind === 'job' ? { t: 'job.removed', id } : { t: 'rule.removed', id });
-}
 
-async function nextMessage(jsm: JetStreamManager, stream: string, seq: number): Promise<StoredMsg | null> {
-  const query: NextMsgRequest = { seq, next_by_subj: '>' };
-  try {
-    return await jsm.streams.getMessage(stream, query as unknown as MsgRequest);
-  } catch (err) {
-    if (err instanceof JetStreamApiError && /no message found/i.test(err.message)) return null;
-    throw err;
-  }
-}
 
 async function deleteStray(o: RestoreOptions, seq: number): Promise<boolean> {
   try {
     return await o.jsm.streams.deleteMessage(o.subjects.stream, seq, false);
   } catch (err) {
-    if (!/no message found|not found/i.test(errorText(err))) o.log.warn({ seq, err: errorText(err) }, 'deleting a foreign message failed; it stays quarantined');
+    if (!alreadyGone(err)) o.log.warn({ seq, err: errorText(err) }, 'deleting a foreign message failed; it stays quarantined');
     return false;
   }
 }

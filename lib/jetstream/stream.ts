@@ -3,7 +3,7 @@
 // compaction: only the last message of each subject is kept (max_msgs_per_subject = 1).
 // Replicas: as asked when tickd creates the stream, lowered (with a warning) to what the NATS
 // deployment can hold; an existing stream is used as it is.
-import { JetStreamApiError, type JetStreamManager, type MsgRequest, type NextMsgRequest, type StreamInfo } from '@nats-io/jetstream';
+import { JetStreamApiError, type JetStreamManager, type MsgRequest, type NextMsgRequest, type StoredMsg, type StreamInfo } from '@nats-io/jetstream';
 import { isStreamNotFound } from './api-errors.ts';
 import type { Logger } from '../log.ts';
 import type { ClusterSubjects } from './subjects.ts';
@@ -44,7 +44,11 @@ export function streamPeers(info: StreamInfo): string[] {
  * $JS.API.STREAM.MSG.GET (2.9 and later); the client types it for the direct API only.
  */
 export async function nextSeqOnLeader(jsm: JetStreamManager, stream: string, seq: number): Promise<number | null> {
+  return (await nextOnLeader(jsm, stream, seq))?.seq ?? null;
+}
+
+/** The stream's first message at or after `seq`, or null (nextSeqOnLeader's message). */
+export function nextOnLeader(jsm: JetStreamManager, stream: string, seq: number): Promise<StoredMsg | null> {
   const query: NextMsgRequest = { seq, next_by_subj: '>' };
-  const m = await jsm.streams.getMessage(stream, query as unknown as MsgRequest);
-  return m === null ? null : m.seq;
+  return jsm.streams.getMessage(stream, query as unknown as MsgRequest);
 }

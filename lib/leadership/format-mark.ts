@@ -22,7 +22,6 @@ export const FORGET_BEHIND_MS = 10 * 60_000;
 
 /** What of members.ts the mark needs. */
 export interface FormatView {
-  activeFormat(format?: number): { readonly active: number; readonly behind: readonly string[] };
   /** The format of each node heard of lately, by name. */
   formats(): ReadonlyMap<string, number>;
 }
@@ -84,7 +83,8 @@ export class FormatMark {
    */
   gate(needs: number, view: FormatView): string | null {
     if (needs <= this.marked) return null;
-    const behind = [...new Set([...view.activeFormat(needs).behind, ...this.behind.keys()])].sort();
+    const heardBehind = [...view.formats()].filter(([, f]) => f < needs).map(([name]) => name);
+    const behind = [...new Set([...heardBehind, ...this.behind.keys()])].sort();
     if (needs > FORMAT_VERSION) return `needs tickd format ${needs}; this node reads ${FORMAT_VERSION}`;
     const who = behind.length > 0 ? `nodes behind: ${behind.join(', ')}` : `every node reads it; the cluster records it within ${SETTLED_MS / 1000} s of the last node's upgrade`;
     return `needs every node of the cluster at tickd format ${needs} or later; the cluster's active format is ${this.marked} (${who})`;

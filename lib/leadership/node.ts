@@ -12,7 +12,7 @@ import { applyRecord, type LogRecord } from '../engine/journal.ts';
 import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import { LeaseWatch } from './lease-watch.ts';
 import { QuarantineBook } from './quarantine-book.ts';
-import { copyOf, restoreAfterFence, restoreAtTakeOver, type CopyParts } from './restore-from-copy.ts';
+import { copyRecord, restoreAfterFence, restoreAtTakeOver, type CopyParts } from './restore-from-copy.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
@@ -22,7 +22,7 @@ import { forwardingSubject, type LocalBatch } from '../jetstream/forwarding.ts';
 import { PUBLISH_DEADLINE_MS, StreamJournal } from '../jetstream/journal.ts';
 import { Members, REPORT_MS } from '../jetstream/members.ts';
 import { replayStream } from '../jetstream/replay.ts';
-import { copyRecord, identifierOf } from '../jetstream/restore.ts';
+import { identifierOf } from '../jetstream/restore.ts';
 import { StreamTooNewError } from '../jetstream/quarantine.ts';
 import type { ClusterSubjects } from '../jetstream/subjects.ts';
 import { StreamTail } from '../jetstream/tail.ts';
@@ -108,7 +108,7 @@ export class ClusterNode {
     this.leaseWatch = new LeaseWatch(parts.leaseKv, parts.log, () => this.forwarder.leaderChanged(), (holder) => this.forwarder.heard(holder));
     this.quarantine = new QuarantineBook({
       keys: parts.keys, log: parts.log, counted: () => this.hooks?.quarantined?.(),
-      identifierOf: (subject) => identifierOf(parts.subjects, subject), owe: (kind, id) => copyRecord(kind, id, copyOf(parts)),
+      identifierOf: (subject) => identifierOf(parts.subjects, subject), owe: (kind, id) => copyRecord(parts, kind, id),
     });
     this.forwarder = new ForwardClient({
       nc: parts.nc, subject: forwardingSubject(parts.opts.name), log: parts.log, cluster: parts.opts.name, keys: parts.keys,
@@ -349,6 +349,7 @@ export class ClusterNode {
     try {
       const { state } = await this.p.jsm.streams.info(this.p.subjects.stream);
       this.lastSeq = state.last_seq;
+      this.stream?.checkForeignWrites(state.last_seq); // an idle leader learns of a foreign write here
       const entry = await this.p.leaseKv.get('leader');
       if (entry !== null) this.leaseWatch.saw(entry);
       this.leaderName = entry === null || entry.operation !== 'PUT' ? null : describeHolder(entry).node ?? null;
@@ -360,7 +361,6 @@ export class ClusterNode {
     const stream = this.stream;
     if (this.roleNow !== 'leader' || stream === null) return;
     this.quarantine.clear(this.p.jsm, this.p.subjects.stream);
-    void stream.checkForeignWrites().catch(() => { /* NATS unreachable: the next write tells */ });
     this.format.consider(this.p.members, (rec) => stream.writeAside(rec), this.log);
     this.checkpoints.consider(stream.lastSeq, this.p.jobs.size + this.p.rules.size, (m) => this.stream?.holdRemovals(m.removals));
   }

@@ -6,6 +6,7 @@
 // delete the cluster's log; it says so instead.
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { errorText } from '../errors.ts';
+import { alreadyGone } from '../jetstream/api-errors.ts';
 import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import type { Quarantined, StreamTrust } from '../jetstream/quarantine.ts';
 import type { Stray } from '../jetstream/restore.ts';
@@ -161,7 +162,7 @@ export class QuarantineBook implements StreamTrust {
           await jsm.streams.deleteMessage(stream, seq, false);
           this.pending.delete(seq);
         } catch (err) {
-          if (/no message found|not found/i.test(errorText(err))) this.pending.delete(seq);
+          if (alreadyGone(err)) this.pending.delete(seq);
           else break;
         }
       }

@@ -27,16 +27,17 @@ export interface CopyParts {
   readonly log: Logger;
 }
 
-/** The copy's job or rule of an identifier. */
-export function copyOf(p: { readonly jobs: JobStore; readonly rules: RuleStore }): (kind: 'job' | 'rule', id: string) => LogRecord | undefined {
-  return (kind, id): LogRecord | undefined => {
-    if (kind === 'job') {
-      const job = p.jobs.get(id);
-      return job === undefined ? undefined : { t: 'job', job };
-    }
-    const rule = p.rules.get(id);
-    return rule === undefined ? undefined : { t: 'rule', rule };
-  };
+/**
+ * What to write again on an identifier's subject: the copy's job or rule, or its removal when
+ * the copy has none (a removal pushed out could let a checkpoint's older copy of it come back).
+ */
+export function copyRecord(p: { readonly jobs: JobStore; readonly rules: RuleStore }, kind: 'job' | 'rule', id: string): LogRecord {
+  if (kind === 'job') {
+    const job = p.jobs.get(id);
+    return job === undefined ? { t: 'job.removed', id } : { t: 'job', job };
+  }
+  const rule = p.rules.get(id);
+  return rule === undefined ? { t: 'rule.removed', id } : { t: 'rule', rule };
 }
 
 /** restoreOverStrays from the node's copy and what it owes, while `lease` is held; settles what it dealt with. */

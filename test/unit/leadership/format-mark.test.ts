@@ -7,10 +7,6 @@ import { silentLogger } from '../../../lib/log.ts';
 /** Members that read `formats` (by name). */
 const view = (formats: Record<string, number>): FormatView => ({
   formats: () => new Map(Object.entries(formats)),
-  activeFormat: (format = FORMAT_VERSION) => ({
-    active: Math.min(FORMAT_VERSION, ...Object.values(formats)),
-    behind: Object.entries(formats).filter(([, f]) => f < format).map(([n]) => n),
-  }),
 });
 
 describe('FormatMark: the cluster\'s active format', () => {
