@@ -64,6 +64,8 @@ export interface StreamJournalOptions {
   readonly appliedByOthers?: () => number;
   /** Seals every record (record-seal.ts): the cluster's keys. */
   readonly keys: ClusterKeys;
+  /** Each record once acknowledged, by its subject and sequence: the copy now speaks for that subject (quarantine-book.ts). */
+  readonly written?: (subject: string, seq: number) => void;
 }
 
 interface Queued {
@@ -199,6 +201,7 @@ export class StreamJournal implements Journal {
       expect: { lastSequence: expected }, msgID: `${this.o.writerId}:${expected}`, timeout: ATTEMPT_TIMEOUT_MS,
     });
     if (q.removal && this.removals === null) void this.deleteRemoval(ack.seq);
+    this.o.written?.(q.subject, ack.seq);
   }
 
   /**

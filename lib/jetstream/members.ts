@@ -21,6 +21,9 @@
 // seal and ignores fields it does not know, still takes the report: a cluster is upgraded one
 // node at a time. A report without it is such an older node's: format 1. The leader records
 // the cluster's active format from them (lib/leadership/format-mark.ts; tickd(8) UPGRADING).
+//
+// A report also carries the records the node owes the stream (owed-claims.ts), sealed apart
+// too: the node that takes over writes them (lib/leadership/restore-from-copy.ts).
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
@@ -28,6 +31,7 @@ import type { Logger } from '../log.ts';
 import { createOrOpenBucket, leaseReplicas } from '../lease/bucket.ts';
 import { FORMAT_VERSION, ZTICK_FORMAT } from '../domain/format.ts';
 import type { ClusterKeys } from './cluster-keys.ts';
+import { claimsText, readClaims, type Claim } from './owed-claims.ts';
 
 export const REPORT_MS = 1_000;
 /** A member not heard of for this long is left out of views (its entry is about to expire). */
@@ -43,12 +47,15 @@ const WATCH_FRESH_MS = 3 * REPORT_MS;
 const MAX_MEMBERS = 256;
 const REPORT_CONTEXT = 'tickd/member/1\0';
 const FORMAT_CONTEXT = 'tickd/member-format/1\0';
+const OWED_CONTEXT = 'tickd/member-owed/1\0';
 
 interface Seen {
   readonly role: NodeRole;
   readonly applied: number;
   /** The record format its code reads; 1 for a node of a tickd before formats. */
   readonly format: number;
+  /** The records it owes the stream (owed-claims.ts), as its last report said. */
+  readonly owed: readonly Claim[];
   readonly at: number;
 }
 
@@ -105,7 +112,7 @@ export class Members {
       return;
     }
     try {
-      const v = JSON.parse(e.string()) as { role?: unknown; applied?: unknown; key?: unknown; mac?: unknown; format?: unknown; fmac?: unknown };
+      const v = JSON.parse(e.string()) as { role?: unknown; applied?: unknown; key?: unknown; mac?: unknown; format?: unknown; fmac?: unknown; owed?: unknown; omac?: unknown };
       if ((v.role !== 'leader' && v.role !== 'follower') || !Number.isSafeInteger(v.applied) || (v.applied as number) < 0) return;
       if (typeof v.key !== 'string' || typeof v.mac !== 'string') return;
       const key = Buffer.from(v.key, 'hex');
@@ -116,8 +123,11 @@ export class Members {
         if (!this.keys.verify([this.formatText(e.key, v.applied as number, v.format as number)], key, Buffer.from(v.fmac, 'hex'))) return;
         format = v.format as number;
       }
+      let owed: Claim[] = [];
+      if (typeof v.owed === 'string' && typeof v.omac === 'string' && e.key !== this.node
+        && this.keys.verify([this.owedText(e.key, v.applied as number, v.owed)], key, Buffer.from(v.omac, 'hex'))) owed = readClaims(v.owed);
       if (!this.seen.has(e.key) && this.seen.size >= MAX_MEMBERS) return;
-      this.seen.set(e.key, { role: v.role, applied: v.applied as number, format, at: performance.now() });
+      this.seen.set(e.key, { role: v.role, applied: v.applied as number, format, owed, at: performance.now() });
     } catch { /* not ours: ignored */ }
   }
 
@@ -129,24 +139,30 @@ export class Members {
     return Buffer.from(`${FORMAT_CONTEXT}${this.cluster}\0${node}\0${applied}\0${format}`);
   }
 
-  /** Says how this node stands; never rejects (a view may then be a little stale). */
-  report(role: NodeRole, applied: number): void {
-    void this.store(role, applied);
+  private owedText(node: string, applied: number, owed: string): Buffer {
+    return Buffer.from(`${OWED_CONTEXT}${this.cluster}\0${node}\0${applied}\0${owed}`);
+  }
+
+  /** Says how this node stands, and what it owes the stream; never rejects (a view may then be a little stale). */
+  report(role: NodeRole, applied: number, owed: readonly Claim[] = []): void {
+    void this.store(role, applied, owed);
   }
 
   /**
    * Says how this node stands; true once it is stored. A node about to read the stream says
    * so first, so that no removal it may need is deleted meanwhile.
    */
-  async store(role: NodeRole, applied: number): Promise<boolean> {
+  async store(role: NodeRole, applied: number, claims: readonly Claim[] = []): Promise<boolean> {
     if (this.closed) return false;
     const sentAt = performance.now();
     if (sentAt - this.storedAt > OUT_OF_VIEW_MS) this.leftOut = true;
-    this.seen.set(this.node, { role, applied, format: FORMAT_VERSION, at: sentAt });
+    this.seen.set(this.node, { role, applied, format: FORMAT_VERSION, owed: [], at: sentAt });
     try {
       const mac = this.keys.mac([this.reportText(this.node, role, applied)])!.toString('hex');
       const fmac = this.keys.mac([this.formatText(this.node, applied, FORMAT_VERSION)])!.toString('hex');
-      await this.kv.put(this.node, JSON.stringify({ role, applied, key: this.keys.signingId.toString('hex'), mac, format: FORMAT_VERSION, fmac }));
+      const owed = claimsText(claims);
+      const omac = owed === null ? undefined : this.keys.mac([this.owedText(this.node, applied, owed)])!.toString('hex');
+      await this.kv.put(this.node, JSON.stringify({ role, applied, key: this.keys.signingId.toString('hex'), mac, format: FORMAT_VERSION, fmac, owed, omac }));
       // From when it was sent: an answer read after a long stop says nothing about the stop.
       this.storedAt = Math.max(this.storedAt, sentAt);
       return true;
@@ -192,6 +208,12 @@ export class Members {
       out.push({ name, role: s.role, appliedSeq: s.applied, lag: Math.max(0, lastSeq - s.applied), seenAgoMs: Math.round(now - s.at), format: s.format });
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** What the other nodes heard of lately owe the stream (their last reports'). */
+  othersOwe(): Claim[] {
+    const now = performance.now();
+    return [...this.seen].flatMap(([name, s]) => (name === this.node || now - s.at > STALE_MS ? [] : s.owed));
   }
 
   /** The format of each node heard of lately, by name. */

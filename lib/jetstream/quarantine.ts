@@ -26,6 +26,12 @@ export interface Quarantined {
    * is skipped but never deleted.
    */
   readonly deletable: boolean;
+  /**
+   * Met by a tail still reading what came while the copy was built (tail.ts): the record it
+   * pushed out may have gone before the replay reached it, so the copy may hold an older one,
+   * or none.
+   */
+  readonly behind?: boolean;
 }
 
 /** How a reader of the stream tells records from the rest: the keys, and where the rest goes. */
@@ -49,10 +55,10 @@ export class StreamTooNewError extends Error {
 }
 
 /** The record of the message body buf[start, end) at `subject` and `seq`, or null (quarantined, told to `trust`). */
-export function readRecord(trust: StreamTrust, stream: string, subject: string, seq: number, buf: Buffer, start: number, end: number): LogRecord | null {
+export function readRecord(trust: StreamTrust, stream: string, subject: string, seq: number, buf: Buffer, start: number, end: number, behind = false): LogRecord | null {
   const at = openRecord(trust.keys, stream, subject, seq, buf, start, end);
   if (typeof at === 'string') {
-    trust.quarantined({ seq, subject, why: at, deletable: !at.startsWith(UNKNOWN_KEY) });
+    trust.quarantined({ seq, subject, why: at, deletable: !at.startsWith(UNKNOWN_KEY), behind });
     return null;
   }
   try {
@@ -65,7 +71,7 @@ export function readRecord(trust: StreamTrust, stream: string, subject: string, 
 }
 
 /** readRecord of a message's data as the client library hands it out. */
-export function readMessage(trust: StreamTrust, stream: string, subject: string, seq: number, data: Uint8Array): LogRecord | null {
+export function readMessage(trust: StreamTrust, stream: string, subject: string, seq: number, data: Uint8Array, behind = false): LogRecord | null {
   const buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return readRecord(trust, stream, subject, seq, buf, 0, buf.length);
+  return readRecord(trust, stream, subject, seq, buf, 0, buf.length, behind);
 }

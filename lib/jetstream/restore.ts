@@ -5,16 +5,19 @@
 // replay would go without it. The nodes whose copies held the record when they met the
 // message owe it (lib/leadership/quarantine-book.ts: the job or rule as the copy held it, or
 // its removal when it held none, since a removal pushed out could let a checkpoint's older copy
-// of the job come back); the one that leads writes what it owes again, sealed, over the
-// foreign message, which is never deleted. Foreign messages on other subjects are deleted. A
-// record with a valid seal that this leader did not write means another writer: nothing is
-// restored and the caller rebuilds from the stream, as before.
+// of the job come back), and say so in their reports (owed-claims.ts); the one that leads
+// writes again, sealed, over the foreign message (which is never deleted), what it owes and
+// what the others owe: for each subject one record, a leader's copy's before a follower's
+// (chooseOwed). Foreign messages on other subjects are deleted. A record with a valid seal
+// that this leader did not write means another writer: nothing is restored and the caller
+// rebuilds from the stream, as before.
 //
-// Called with the lease held by this node: at take-over, for what it owes; after a write was
+// Called with the lease held by this node: at take-over, for what is owed; after a write was
 // refused for its expected sequence, for that and for everything after the node's last
 // acknowledged write. Each restore is published with the sequence it expects, so a foreign
 // message meanwhile fails it and the pass starts over (MAX_PASSES at most; what is left stays
-// owed).
+// owed). A node whose tenure ended without the lease only reads what follows its last write
+// (noteStrays), so that it owes what it finds.
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { alreadyGone } from './api-errors.ts';
 import { nextOnLeader } from './stream.ts';
@@ -23,6 +26,7 @@ import { errorText } from '../errors.ts';
 import { isWrongLastSequence } from '../lease/errors.ts';
 import type { Logger } from '../log.ts';
 import { encodeRecord, FRAME_HEADER_BYTES } from '../logfile/codec.ts';
+import type { Claim } from './owed-claims.ts';
 import { readMessage, type StreamTrust } from './quarantine.ts';
 import { openRecord, sealRecord } from './record-seal.ts';
 import { decodeToken, encodeToken, type ClusterSubjects } from './subjects.ts';
@@ -46,8 +50,8 @@ export interface RestoreOptions {
    */
   readonly owedAt: (seq: number) => LogRecord | undefined;
   readonly mayWrite: () => boolean;
-  /** A record written again, once acknowledged: the copy takes it too (an owed one it may lack, a rebuilt copy). */
-  readonly wrote: (rec: LogRecord) => void;
+  /** A record written again on `subject` at `seq`, once acknowledged: the copy takes it too (an owed one it may lack, a rebuilt copy). */
+  readonly wrote: (rec: LogRecord, subject: string, seq: number) => void;
   readonly log: Logger;
 }
 
@@ -57,6 +61,10 @@ export interface Stray {
   readonly subject: string;
   /** Taken from the copy when the message was met: the copy may since have been rebuilt without it. */
   readonly owed?: LogRecord;
+  /** Taken from a leader's copy (owed-claims.ts). */
+  readonly certain?: boolean;
+  /** Another node's claim. */
+  readonly theirs?: boolean;
 }
 
 export type RestoreOutcome =
@@ -66,9 +74,10 @@ export type RestoreOutcome =
 
 /**
  * Restores the records pushed out by the foreign messages after `afterSeq` and by `known`
- * (quarantined earlier), and deletes the rest of them; or says another writer wrote.
+ * (quarantined earlier), with what `others` owe (other nodes' claims: owed-claims.ts), and
+ * deletes the rest of them; or says another writer wrote.
  */
-export async function restoreOverStrays(o: RestoreOptions, afterSeq: number, known: readonly Stray[] = []): Promise<RestoreOutcome> {
+export async function restoreOverStrays(o: RestoreOptions, afterSeq: number, known: readonly Stray[] = [], others: readonly Claim[] = []): Promise<RestoreOutcome> {
   let restored = 0;
   let deleted = 0;
   let from = afterSeq;
@@ -79,13 +88,15 @@ export async function restoreOverStrays(o: RestoreOptions, afterSeq: number, kno
     if ('otherWriter' in scan) return scan;
     // A scanned stray carries what is owed for it from now on: a later pass may find its
     // subject under a newer foreign message, at another sequence.
-    const strays = [...(await stillThere(o, extra)), ...scan.strays.map((s) => ({ ...s, owed: o.owedAt(s.seq) }))];
-    for (const s of strays) seen.add(s.seq);
+    const scanned = scan.strays.map((s) => ({ ...s, owed: o.owedAt(s.seq) }));
+    for (const s of scanned) seen.add(s.seq);
+    const owed = await chooseOwed(o, [...extra, ...scanned.filter((s) => s.owed !== undefined)], others);
+    const strays = [...owed, ...scanned.filter((s) => s.owed === undefined)];
     let last = scan.lastSeq;
     let interrupted = false;
     for (const s of strays) {
       const rec = s.owed;
-      if (rec === undefined) continue; // no identifier's subject (deleted below), or not this copy's to say
+      if (rec === undefined) continue; // no identifier's subject (deleted below), or no node's to say
       if (!o.mayWrite()) throw new Error('the lease ran out while restoring records');
       const payload = encodeRecord(rec).subarray(FRAME_HEADER_BYTES);
       try {
@@ -99,11 +110,11 @@ export async function restoreOverStrays(o: RestoreOptions, afterSeq: number, kno
       }
       last++;
       restored++;
-      o.wrote(rec);
+      o.wrote(rec, s.subject, last);
     }
     if (interrupted) {
       from = last;
-      extra = strays;
+      extra = owed;
       continue;
     }
     // The strays on identifiers' subjects were replaced by the restores; the others go now.
@@ -112,6 +123,14 @@ export async function restoreOverStrays(o: RestoreOptions, afterSeq: number, kno
     return { restored, deleted, lastSeq: last, settled: [...seen] };
   }
   throw new Error(`foreign messages kept arriving while restoring (${MAX_PASSES} passes)`);
+}
+
+/**
+ * Reads the messages after `afterSeq` only: each foreign one is told to `trust` (which keeps
+ * what its copy owes for it). What a node that stepped down does when it may no longer write.
+ */
+export async function noteStrays(o: RestoreOptions, afterSeq: number): Promise<void> {
+  await scanAfter(o, afterSeq);
 }
 
 /** The messages after `afterSeq`: the foreign ones, or the first record of another writer. */
@@ -134,23 +153,34 @@ async function scanAfter(o: RestoreOptions, afterSeq: number): Promise<{ strays:
 }
 
 /**
- * The known strays whose subject still holds a foreign message (that one, or a later one that
- * replaced it): those are written again. A subject whose message is a record of the cluster's
- * was written since; one with no message held a removal, deleted once no node needed it
- * (foreign messages on identifiers' subjects are never deleted, only written over: see
- * QuarantineBook.clear).
+ * What to write on each subject of `own` (this node's strays) and `others` (other nodes'
+ * claims) that still holds a foreign message: the record owed for that very message, taken
+ * from a leader's copy if any node has one, else from a follower's (this node's first); or,
+ * failing those, this node's own record owed for an earlier foreign message there (its copy
+ * has not changed since: a record applied there would have settled it). Another node's claim
+ * for an earlier message is not taken: a copy of its older report could carry one. A subject
+ * whose message is a record of the cluster's was written since; one with no message held a
+ * removal, deleted once no node needed it (foreign messages on identifiers' subjects are never
+ * deleted, only written over: see QuarantineBook.clear).
  */
-async function stillThere(o: RestoreOptions, known: readonly Stray[]): Promise<Stray[]> {
+async function chooseOwed(o: RestoreOptions, own: readonly Stray[], others: readonly Claim[]): Promise<Stray[]> {
+  const bySubject = new Map<string, Stray[]>();
+  for (const s of own) bySubject.set(s.subject, [...(bySubject.get(s.subject) ?? []), s]);
+  for (const c of others) bySubject.set(c.subject, [...(bySubject.get(c.subject) ?? []), { ...c, theirs: true }]);
   const out: Stray[] = [];
-  for (const s of known) {
-    const m = await o.jsm.streams.getMessage(o.subjects.stream, { last_by_subj: s.subject });
-    if (m === null || m.seq < s.seq) continue;
+  for (const [subject, candidates] of bySubject) {
+    const m = await o.jsm.streams.getMessage(o.subjects.stream, { last_by_subj: subject });
+    if (m === null) continue;
     const buf = Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength);
-    if (typeof openRecord(o.trust.keys, o.subjects.stream, m.subject, m.seq, buf, 0, buf.length) === 'string') out.push({ ...s, seq: m.seq });
+    if (typeof openRecord(o.trust.keys, o.subjects.stream, m.subject, m.seq, buf, 0, buf.length) !== 'string') continue;
+    const rank = (s: Stray): number => (s.seq === m.seq ? 4 : 0) + (s.certain === true ? 2 : 0) + (s.theirs === true ? 0 : 1);
+    const best = candidates
+      .filter((s) => s.owed !== undefined && (s.seq === m.seq || (s.theirs !== true && s.seq < m.seq)))
+      .sort((x, y) => rank(y) - rank(x) || y.seq - x.seq)[0];
+    if (best !== undefined) out.push({ seq: m.seq, subject, owed: best.owed, certain: best.certain });
   }
   return out;
 }
-
 
 /** The job or rule whose subject `subject` is, or null (no identifier's subject). */
 export function identifierOf(subjects: ClusterSubjects, subject: string): { readonly kind: 'job' | 'rule'; readonly id: string } | null {

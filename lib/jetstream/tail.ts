@@ -45,6 +45,12 @@ export class StreamTail {
   private halted: StreamTooNewError | null = null;
   private consumer: Consumer | null = null;
   private closeMessages: (() => Promise<void>) | null = null;
+  /**
+   * Whether the tail has taken a message with nothing after it since the copy was built. Until
+   * then it reads what came during the replay: a record a foreign message pushed out then was
+   * never read, so the copy cannot speak for what such a message pushed out (quarantine.ts).
+   */
+  private reachedEnd = false;
   /** The last message taken from the stream (its consumer and delivery sequence count). */
   private lastTaken: JsMsg | null = null;
   /** Which follow loop may apply: a loop left behind by restart() applies nothing more. */
@@ -115,8 +121,10 @@ export class StreamTail {
     try {
       for await (const m of messages) {
         if (!this.current(generation)) break;
+        const behind = !this.reachedEnd;
+        if (m.info.pending === 0) this.reachedEnd = true;
         if (m.seq > this.appliedSeq) {
-          const rec = readMessage(this.o.trust, this.o.stream, m.subject, m.seq, m.data);
+          const rec = readMessage(this.o.trust, this.o.stream, m.subject, m.seq, m.data, behind);
           if (rec !== null) this.o.apply(rec, m.seq);
           this.appliedSeq = m.seq;
         }

@@ -164,7 +164,7 @@ export class ClusterNode {
     // Said before reading: the leader then deletes no removal this copy may still need.
     this.reporter ??= setInterval(() => void this.report(), REPORT_MS).unref();
     this.p.members.rebuilding();
-    if (!(await this.p.members.store(this.roleNow, 0))) throw new Error('this node could not report itself to the cluster before reading the stream');
+    if (!(await this.p.members.store(this.roleNow, 0, this.quarantine.claims()))) throw new Error('this node could not report itself to the cluster before reading the stream');
     const apply = (rec: LogRecord, seq: number): void => {
       this.quarantine.verified();
       this.quarantine.written(subjects.of(rec), seq);
@@ -253,12 +253,12 @@ export class ClusterNode {
       let afterSeq = Math.max(state.last_seq, this.tail!.applied);
       this.tail = null;
       // What foreign messages pushed out while this node followed is put back before it writes.
-      afterSeq = await restoreAtTakeOver(this.copyParts(), holder, lease, afterSeq);
+      afterSeq = await restoreAtTakeOver(this.copyParts(), holder, lease, afterSeq, this.p.members.othersOwe());
       this.lease = lease;
       this.tenureEnded = ended;
       this.stream = new StreamJournal({
         js, jsm, subjects, lastSeq: afterSeq, writerId: holder, log: this.log, appliedByOthers: () => this.p.members.appliedByOthers(),
-        onFenced: (why) => this.stepDown(why), mayWrite: () => lease.held, keys: this.p.keys,
+        onFenced: (why) => this.stepDown(why), mayWrite: () => lease.held, keys: this.p.keys, written: (subject, seq) => this.quarantine.written(subject, seq),
       });
       this.journal.use(this.stream);
       this.server = new CommandServer({
@@ -329,7 +329,10 @@ export class ClusterNode {
     this.lease = null;
     // Fenced by someone else's write: while the lease is still ours and the copy is the
     // acknowledged state, what a foreign message pushed out is put back (restore.ts).
-    if (stream !== null && lease !== null) await restoreAfterFence(this.copyParts(), stream, lease);
+    if (stream !== null && lease !== null) {
+      await restoreAfterFence(this.copyParts(), stream, lease);
+      void this.report(); // what it could not put back, to whoever leads next
+    }
     await lease?.release();
     await stream?.closeRemovals(this.stopping);
     this.hooks!.demoted();
@@ -344,7 +347,7 @@ export class ClusterNode {
   private async report(): Promise<void> {
     // First, and alone: how long ago this node last said so decides whether its copy can be
     // trusted (members.ts), so a slow answer below must not hold it back.
-    this.p.members.report(this.roleNow, this.applied);
+    this.p.members.report(this.roleNow, this.applied, this.quarantine.claims());
     this.format.observe(this.p.members);
     try {
       const { state } = await this.p.jsm.streams.info(this.p.subjects.stream);

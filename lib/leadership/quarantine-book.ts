@@ -9,6 +9,7 @@ import { errorText } from '../errors.ts';
 import { alreadyGone } from '../jetstream/api-errors.ts';
 import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import type { Quarantined, StreamTrust } from '../jetstream/quarantine.ts';
+import type { Claim } from '../jetstream/owed-claims.ts';
 import type { Stray } from '../jetstream/restore.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import type { Logger } from '../log.ts';
@@ -50,6 +51,8 @@ export class QuarantineBook implements StreamTrust {
   private readonly owedOn = new Map<string, number>();
   /** False while the copy is built from the stream: a message met then pushed out a record the copy never had. */
   private current = false;
+  /** True while the copy is a tenure's that just ended: the acknowledged state, so what it owes is certain (owed-claims.ts). */
+  private leaderCopy = false;
   /** What was quarantined on no identifier's subject and is not deleted yet, by sequence. */
   private readonly pending = new Set<number>();
   private deleting = false;
@@ -77,11 +80,12 @@ export class QuarantineBook implements StreamTrust {
     const ident = this.o.identifierOf(q.subject);
     if (ident === null) {
       if (q.deletable && this.pending.size < MAX_PENDING) this.pending.add(q.seq);
-    } else if (!this.current || this.unknownOn.has(q.subject)) {
-      // Met while the copy was built, or after one so met: the copy never had the record.
+    } else if (!this.current || q.behind === true || this.unknownOn.has(q.subject)) {
+      // Met while the copy was built (or by the tail before it reached the end once), or after
+      // one so met: the copy may never have had the record's last write.
       if (this.unknownOn.size < MAX_PENDING) this.unknownOn.add(q.subject);
     } else if (this.owed.size < MAX_PENDING) {
-      this.owed.set(q.seq, { seq: q.seq, subject: q.subject, owed: this.o.owe(ident.kind, ident.id) });
+      this.owed.set(q.seq, { seq: q.seq, subject: q.subject, owed: this.o.owe(ident.kind, ident.id), certain: this.leaderCopy });
       this.owedOn.set(q.subject, q.seq);
     }
     const minute = Math.floor(Date.now() / 60_000);
@@ -101,6 +105,21 @@ export class QuarantineBook implements StreamTrust {
    */
   strays(): Stray[] {
     return this.trusted() ? [...this.owed.values()] : [];
+  }
+
+  /** What this node owes, as its report tells the other nodes (owed-claims.ts). */
+  claims(): Claim[] {
+    return this.strays().flatMap((s) => (s.owed === undefined ? [] : [{ seq: s.seq, subject: s.subject, owed: s.owed, certain: s.certain === true }]));
+  }
+
+  /** Runs `meet` (a read of the stream after a tenure's last write) with what it owes taken as certain. */
+  async asLeaderCopy<T>(meet: () => Promise<T>): Promise<T> {
+    this.leaderCopy = true;
+    try {
+      return await meet();
+    } finally {
+      this.leaderCopy = false;
+    }
   }
 
   /** The record owed for the message at `seq` (met by a restore's scan, just now), if this copy can say. */

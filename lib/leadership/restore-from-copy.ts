@@ -7,7 +7,8 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { applyRecord, type LogRecord } from '../engine/journal.ts';
 import { errorText } from '../errors.ts';
 import type { StreamJournal } from '../jetstream/journal.ts';
-import { restoreOverStrays, type RestoreOutcome, type Stray } from '../jetstream/restore.ts';
+import type { Claim } from '../jetstream/owed-claims.ts';
+import { noteStrays, restoreOverStrays, type RestoreOptions, type RestoreOutcome, type Stray } from '../jetstream/restore.ts';
 import type { ClusterSubjects } from '../jetstream/subjects.ts';
 import type { Lease } from '../lease/lease.ts';
 import type { Logger } from '../log.ts';
@@ -40,36 +41,52 @@ export function copyRecord(p: { readonly jobs: JobStore; readonly rules: RuleSto
   return rule === undefined ? { t: 'rule.removed', id } : { t: 'rule', rule };
 }
 
-/** restoreOverStrays from the node's copy and what it owes, while `lease` is held; settles what it dealt with. */
-async function restoreFromCopy(p: CopyParts, writerId: string, lease: Lease, afterSeq: number, known: readonly Stray[]): Promise<RestoreOutcome> {
-  const { js, jsm, subjects, book, log } = p;
-  const wrote = (rec: LogRecord): void => applyRecord(p.jobs, p.rules, rec);
-  const outcome = await restoreOverStrays({ js, jsm, subjects, trust: book, writerId, owedAt: (seq) => book.owedAt(seq), mayWrite: () => lease.held, wrote, log }, afterSeq, known);
-  if ('settled' in outcome) book.settled(outcome.settled);
+/** restoreOverStrays from the node's copy, what it owes and what `others` owe, while `lease` is held; settles what it dealt with. */
+async function restoreFromCopy(p: CopyParts, writerId: string, lease: Lease, afterSeq: number, known: readonly Stray[], others: readonly Claim[] = []): Promise<RestoreOutcome> {
+  const outcome = await restoreOverStrays(restoreOptions(p, writerId, () => lease.held), afterSeq, known, others);
+  if ('settled' in outcome) p.book.settled(outcome.settled);
   return outcome;
 }
 
-/** At take-over, before the first write: the last sequence once what is owed is written again; throws on another writer. */
-export async function restoreAtTakeOver(p: CopyParts, writerId: string, lease: Lease, afterSeq: number): Promise<number> {
+function restoreOptions(p: CopyParts, writerId: string, mayWrite: () => boolean): RestoreOptions {
+  const { js, jsm, subjects, book, log } = p;
+  const wrote = (rec: LogRecord, subject: string, seq: number): void => {
+    applyRecord(p.jobs, p.rules, rec);
+    book.written(subject, seq);
+  };
+  return { js, jsm, subjects, trust: book, writerId, owedAt: (seq) => book.owedAt(seq), mayWrite, wrote, log };
+}
+
+/**
+ * At take-over, before the first write: the last sequence once what is owed is written again
+ * (what this node owes, and what the other nodes' reports say they owe); throws on another writer.
+ */
+export async function restoreAtTakeOver(p: CopyParts, writerId: string, lease: Lease, afterSeq: number, others: readonly Claim[]): Promise<number> {
   const owed = p.book.strays();
-  if (owed.length === 0) return afterSeq;
-  const restored = await restoreFromCopy(p, writerId, lease, afterSeq, owed);
+  if (owed.length === 0 && others.length === 0) return afterSeq;
+  const restored = await restoreFromCopy(p, writerId, lease, afterSeq, owed, others);
   if ('otherWriter' in restored) throw new Error(`another writer wrote to the stream: ${restored.otherWriter}`);
   return restored.lastSeq;
 }
 
 /**
  * After the leader's journal was fenced and closed (its failed writes rolled back, so the copy
- * is the acknowledged state): when the fence was someone else's write and the lease is still
- * held, what that pushed out is put back. Never throws: the node rebuilds its copy after, and
- * what could not be put back stays owed (met while the copy was current, so taken from it).
+ * is the acknowledged state): what foreign messages after its last write pushed out is owed
+ * as certain (owed-claims.ts), and, when the fence was such a message and the lease is still
+ * held, put back. Never throws: the node rebuilds its copy after, and what could not be put
+ * back stays owed, and is told to the other nodes in this node's reports.
  */
 export async function restoreAfterFence(p: CopyParts, stream: StreamJournal, lease: Lease): Promise<void> {
   const after = stream.foreignAfter;
-  if (after === null || !lease.held) return;
   try {
-    const restored = await restoreFromCopy(p, stream.writerId, lease, after, p.book.strays());
-    if ('otherWriter' in restored) p.log.warn({ why: restored.otherWriter }, 'another writer wrote to the stream: this node rebuilds its copy from it');
+    await p.book.asLeaderCopy(async () => {
+      if (after === null || !lease.held) {
+        await noteStrays(restoreOptions(p, stream.writerId, () => false), after ?? stream.lastSeq);
+        return;
+      }
+      const restored = await restoreFromCopy(p, stream.writerId, lease, after, p.book.strays());
+      if ('otherWriter' in restored) p.log.warn({ why: restored.otherWriter }, 'another writer wrote to the stream: this node rebuilds its copy from it');
+    });
   } catch (err) {
     p.log.error({ err: errorText(err) }, 'putting back records pushed out of the stream failed; this node still owes them');
   }
