@@ -10,34 +10,25 @@
 // The absolute forms are the daemon's own grammar (lib/domain/time.ts), so ctl accepts exactly
 // what SET does; the result is always sent as integer nanoseconds.
 //
-// DURATION is one or more <integer><unit> with no spaces, units ns us ms s m h d: 30s, 5m,
-// 1h30m, 250ms. Exact integer arithmetic (bigint); the result must fit i64 like any time.
+// DURATION is lib/domain/duration.ts's: one or more <integer><unit> with no spaces, units ns us
+// ms s m h d: 30s, 5m, 1h30m, 250ms. The result must fit i64 like any time.
+import { parseDurationNs } from '../domain/duration.ts';
 import { I64_MAX, I64_MIN, parseTcpTimestamp } from '../domain/time.ts';
 
-const UNIT_NS: Readonly<Record<string, bigint>> = {
-  ns: 1n, us: 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n, d: 86_400_000_000_000n,
-};
-const DURATION = /^(?:\d{1,19}(?:ns|us|ms|s|m|h|d))+$/;
-const PART = /(\d+)(ns|us|ms|s|m|h|d)/g;
+const NS_PER_S = 1_000_000_000n;
 const RELATIVE = /^(?:now([+-])|\+)(.*)$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export const WHEN_FORMS = 'integer nanoseconds, "YYYY-MM-DD HH:MM:SS" (UTC), RFC 3339 with a zone, now, +DURATION or now-DURATION (30s, 5m, 2h, 1h30m)';
 
-/** `1h30m` -> nanoseconds; null when it is not a duration. */
-export function parseDurationNs(text: string): bigint | null {
-  if (!DURATION.test(text)) return null;
-  let ns = 0n;
-  for (const m of text.matchAll(PART)) ns += BigInt(m[1]!) * UNIT_NS[m[2]!]!;
-  return ns;
-}
+export { parseDurationNs };
 
 /**
  * A duration option (--timeout, --interval) in milliseconds: a DURATION, or a plain integer
  * counting seconds. Returns a message for anything else or anything outside [minMs, maxMs].
  */
 export function parseDurationMs(text: string, minMs: number, maxMs: number): number | string {
-  const ns = /^\d{1,6}$/.test(text) ? BigInt(text) * UNIT_NS['s']! : parseDurationNs(text);
+  const ns = /^\d{1,6}$/.test(text) ? BigInt(text) * NS_PER_S : parseDurationNs(text);
   if (ns === null) return `"${text}" is not a duration (examples: 5s, 500ms, 1m)`;
   const ms = Number(ns / 1_000_000n);
   if (ms < minMs || ms > maxMs) return `"${text}" is out of range (${minMs} ms to ${maxMs / 1000} s)`;

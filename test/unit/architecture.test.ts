@@ -31,7 +31,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lib/http', 'lib/runner', 'lib/protocol'],
   ['lib/auth', 'lib/telemetry'],
   ['lib/store', 'lib/config', 'lib/lease'],
-  ['lib/domain', 'lib/cli.ts', 'lib/log.ts'],
+  ['lib/domain', 'lib/schedule', 'lib/cli.ts', 'lib/log.ts'],
   ['lib/clock.ts', 'lib/version.ts', 'lib/errors.ts', 'lib/log-format.ts'],
 ];
 

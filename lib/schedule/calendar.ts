@@ -1,0 +1,90 @@
+// When a schedule's occurrences fall (tickd-protocol(7) Schedules, "Time zones and DST"): the
+// next nominal times after an instant, from a cron expression read in a time zone, or from a
+// fixed interval. Pure arithmetic over the pinned cron library; the engine only asks "next
+// after T".
+//
+// croner is pinned to an exact version (package.json): its DST behaviour changed between
+// major versions (10.x skipped a fixed time that falls in a spring-forward gap; 11 runs it at
+// the end of the gap, as Vixie cron does), and test/unit/schedule/calendar.test.ts holds the
+// behaviour we document, so an upgrade that changes it fails there. The rules (Vixie cron's):
+// a fixed time (one value each in seconds, minutes and hours) inside a spring-forward gap runs
+// at the end of the gap, the same day; one inside a fall-back repeated hour runs once, at its
+// first occurrence; a stepped or wildcard field runs in both copies of a repeated hour and
+// skips the times a gap removes. Day-of-month and day-of-week, when both are restricted, are
+// ORed, as POSIX cron does (`0 0 1 * MON`: the 1st of each month, and every Monday).
+import { Cron } from 'croner';
+
+const NS_PER_MS = 1_000_000n;
+const CRON_OPTIONS = { paused: true, mode: '5-or-6-parts', domAndDow: false } as const;
+
+/** null when `expr` is a cron expression this tickd reads (5 fields, or 6 with seconds first), else why not. */
+export function cronError(expr: string, tz: string): string | null {
+  try {
+    new Cron(expr, { ...CRON_OPTIONS, timezone: tz });
+    return null;
+  } catch (err) {
+    return String((err as Error)?.message ?? err).replace(/^CronPattern: /, '');
+  }
+}
+
+/** The zone database the nominal times are computed with (shown by STAT and `tickd --version`). */
+export function zoneDatabase(): string {
+  return process.versions.tz ?? 'unknown';
+}
+
+/** What of a schedule (spec.ts) says when its occurrences fall. */
+export interface Timing {
+  /** Exactly one of `cron` and `every` is set. */
+  readonly cron: string | null;
+  /** Nanoseconds between occurrences, aligned to `start` when given, else to the Unix epoch. */
+  readonly every: bigint | null;
+  /** An IANA time zone name: cron fields are read in it. */
+  readonly tz: string;
+  /** No occurrence before it (inclusive), nanoseconds. */
+  readonly start: bigint | null;
+  /** No occurrence at or after it (exclusive), nanoseconds. */
+  readonly end: bigint | null;
+}
+
+/** A schedule's occurrences in time: made once per schedule, asked many times. */
+export class Calendar {
+  private readonly t: Timing;
+  private readonly cron: Cron | null;
+
+  constructor(t: Timing) {
+    this.t = t;
+    this.cron = t.cron === null ? null : new Cron(t.cron, { ...CRON_OPTIONS, timezone: t.tz });
+  }
+
+  /** The first nominal time strictly after `afterNs` (nanoseconds), or null when none is left before `end`. */
+  after(afterNs: bigint): bigint | null {
+    const from = this.t.start !== null && afterNs < this.t.start ? this.t.start - 1n : afterNs;
+    const at = this.cron !== null ? this.cronAfter(this.cron, from) : this.intervalAfter(this.t.every!, from);
+    return at === null || (this.t.end !== null && at >= this.t.end) ? null : at;
+  }
+
+  /** Up to `n` nominal times after `afterNs`, in order. */
+  next(afterNs: bigint, n: number): bigint[] {
+    const out: bigint[] = [];
+    let at: bigint | null = afterNs;
+    while (out.length < n && (at = this.after(at)) !== null) out.push(at);
+    return out;
+  }
+
+  private cronAfter(cron: Cron, afterNs: bigint): bigint | null {
+    // Cron times are whole seconds: the millisecond floor of `afterNs` loses nothing that matters.
+    const next = cron.nextRun(new Date(Number(floorDiv(afterNs, NS_PER_MS))));
+    return next === null ? null : BigInt(next.getTime()) * NS_PER_MS;
+  }
+
+  /** Aligned to `start` when given, else to the Unix epoch (`every 30s` falls on :00 and :30). */
+  private intervalAfter(every: bigint, afterNs: bigint): bigint {
+    const anchor = this.t.start ?? 0n;
+    return anchor + (floorDiv(afterNs - anchor, every) + 1n) * every;
+  }
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
+}

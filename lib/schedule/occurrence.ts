@@ -1,0 +1,32 @@
+// An occurrence of a schedule is an ordinary job (tickd-protocol(7) Schedules). Its identity is
+// (schedule, nominal time), as Temporal, Kubernetes and BullMQ name theirs, so the same
+// occurrence can never exist twice: its job identifier is derived from both,
+//
+//   <schedule id>:<nominal time, UTC, basic ISO 8601>      nightly.backup:20261127T023000Z
+//
+// with a fraction of a second only when the nominal time has one (`every 1500ms`). It begins
+// with the schedule's identifier, so a rule whose pattern is that identifier, or a prefix of
+// it, runs it, and a token whose namespace holds the schedule holds its occurrences. The
+// schedule identifier is at most MAX_SCHEDULE_ID_BYTES (spec.ts), so the whole stays within
+// an identifier's 1024 bytes.
+//
+// Jitter is derived from the schedule and the nominal time (a hash, never a random draw), so a
+// restart, a replay or another node computes the same firing time.
+import { createHash } from 'node:crypto';
+import { formatIso } from '../domain/time.ts';
+
+/** Between the schedule's identifier and the nominal time: `:`, an identifier character. */
+export const OCCURRENCE_SEPARATOR = ':';
+
+/** The job identifier of the occurrence of schedule `id` at `nominalNs`. */
+export function occurrenceId(id: string, nominalNs: bigint): string {
+  // 2026-11-27T02:30:00Z -> 20261127T023000Z: no `-` or `:` inside, so the parts read apart.
+  return `${id}${OCCURRENCE_SEPARATOR}${formatIso(nominalNs).replace(/[-:]/g, '')}`;
+}
+
+/** How long after `nominalNs` the occurrence fires: from 0 to `jitterNs` inclusive, the same every time it is asked. */
+export function jitterOf(id: string, nominalNs: bigint, jitterNs: bigint): bigint {
+  if (jitterNs <= 0n) return 0n;
+  const digest = createHash('sha256').update(`${id}\0${nominalNs}`).digest();
+  return digest.readBigUInt64BE(0) % (jitterNs + 1n);
+}
