@@ -63,6 +63,32 @@ export class Calendar {
     return at === null || (this.t.end !== null && at >= this.t.end) ? null : at;
   }
 
+  /** The last nominal time at or before `atNs`, or null when none is (on or after `start`). */
+  atOrBefore(atNs: bigint): bigint | null {
+    const last = this.t.end !== null && atNs >= this.t.end ? this.t.end - 1n : atNs;
+    const at = this.cron !== null ? this.cronAtOrBefore(this.cron, last) : this.intervalAtOrBefore(this.t.every!, last);
+    return at === null || (this.t.start !== null && at < this.t.start) ? null : at;
+  }
+
+  /**
+   * How many nominal times fall in (afterNs, untilNs]: an interval's exactly (divided), a cron
+   * expression's up to `cap` (stepped through, about 60 µs a step): `more` when there are more.
+   */
+  count(afterNs: bigint, untilNs: bigint, cap: number): { readonly count: number; readonly more: boolean } {
+    if (this.cron === null) {
+      const first = this.after(afterNs);
+      const last = this.atOrBefore(untilNs);
+      if (first === null || last === null || last < first) return { count: 0, more: false };
+      return { count: Number((last - first) / this.t.every! + 1n), more: false };
+    }
+    let n = 0;
+    for (let at = this.after(afterNs); at !== null && at <= untilNs; at = this.after(at)) {
+      if (n === cap) return { count: cap, more: true };
+      n++;
+    }
+    return { count: n, more: false };
+  }
+
   /** Up to `n` nominal times after `afterNs`, in order. */
   next(afterNs: bigint, n: number): bigint[] {
     const out: bigint[] = [];
@@ -75,6 +101,19 @@ export class Calendar {
     // Cron times are whole seconds: the millisecond floor of `afterNs` loses nothing that matters.
     const next = cron.nextRun(new Date(Number(floorDiv(afterNs, NS_PER_MS))));
     return next === null ? null : BigInt(next.getTime()) * NS_PER_MS;
+  }
+
+  private cronAtOrBefore(cron: Cron, atNs: bigint): bigint | null {
+    // croner counts a run earlier in the same second as the reference: a reference one
+    // millisecond after `atNs` takes a run at `atNs` itself, and none after it.
+    const ms = floorDiv(atNs, NS_PER_MS);
+    const [prev] = cron.previousRuns(1, new Date(Number(ms) + 1));
+    return prev === undefined ? null : BigInt(prev.getTime()) * NS_PER_MS;
+  }
+
+  private intervalAtOrBefore(every: bigint, atNs: bigint): bigint {
+    const anchor = this.t.start ?? 0n;
+    return anchor + floorDiv(atNs - anchor, every) * every;
   }
 
   /** Aligned to `start` when given, else to the Unix epoch (`every 30s` falls on :00 and :30). */

@@ -85,6 +85,17 @@ describe('schedule calendar: when occurrences fall', () => {
       .to.deep.equal(['2026-11-27T13:00:00Z', '2026-11-27T14:00:00Z']);
   });
 
+  it('the last occurrence at or before an instant agrees with the next ones, across DST too', () => {
+    const c = cron('*/30 * * * *', 'America/New_York');
+    expect(formatIso(c.atOrBefore(at('2026-11-01T06:10:00Z'))!)).to.equal('2026-11-01T06:00:00Z'); // 01:00 EST
+    expect(formatIso(c.atOrBefore(at('2026-11-01T06:00:00Z'))!)).to.equal('2026-11-01T06:00:00Z'); // at it: included
+    expect(formatIso(c.atOrBefore(at('2026-11-01T05:59:59.999999999Z'))!)).to.equal('2026-11-01T05:30:00Z');
+    expect(formatIso(cron('30 2 * * *', 'America/New_York').atOrBefore(at('2026-03-08T12:00:00Z'))!)).to.equal('2026-03-08T07:00:00Z');
+    expect(cron('0 * * * *', 'UTC', { start: at('2026-11-27T13:00:00Z') }).atOrBefore(at('2026-11-27T12:59:59Z'))).to.equal(null);
+    expect(cron('0 * * * *', 'UTC').count(at('2026-11-27T00:00:00Z'), at('2026-11-28T00:00:00Z'), 100)).to.deep.equal({ count: 24, more: false });
+    expect(cron('0 * * * *', 'UTC').count(at('2026-11-27T00:00:00Z'), at('2026-11-28T00:00:00Z'), 10)).to.deep.equal({ count: 10, more: true });
+  });
+
   it('a next occurrence 40 days away is exact (no timer arithmetic here)', () => {
     expect(next(cron('0 9 6 1 *', 'Europe/Berlin'), '2026-11-27T09:00:00Z', 1)).to.deep.equal(['2027-01-06T08:00:00Z']);
   });
