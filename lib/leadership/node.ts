@@ -1,34 +1,27 @@
 // One tickd node of a cluster. Its roles, state diagram and invariants, and a map of cluster
 // mode file by file, are in lib/leadership/README.md; tickd(8) CLUSTER MODE says what it does.
 import { randomBytes } from 'node:crypto';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { ClusterOptions } from '../cli.ts';
 import type { ClusterView, NodeRole } from '../domain/cluster-view.ts';
 import { FORMAT_VERSION } from '../domain/format.ts';
 import type { Command, Reply } from '../domain/command.ts';
 import { applyRecord, type LogRecord } from '../engine/journal.ts';
-import type { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import { LeaseWatch } from './lease-watch.ts';
 import { QuarantineBook } from './quarantine-book.ts';
 import { copyRecord, restoreAfterFence, restoreAtTakeOver, type CopyParts } from './restore-from-copy.ts';
 import type { Logger } from '../log.ts';
-import type { JobStore } from '../store/jobs.ts';
-import type { RuleStore } from '../store/rules.ts';
 import { CommandServer } from '../jetstream/command-server.ts';
 import { ForwardClient } from '../jetstream/forward-client.ts';
-import { forwardingSubject, type LocalBatch } from '../jetstream/forwarding.ts';
+import { forwardingSubject } from '../jetstream/forwarding.ts';
 import { PUBLISH_DEADLINE_MS, StreamJournal } from '../jetstream/journal.ts';
-import { Members, REPORT_MS } from '../jetstream/members.ts';
+import { REPORT_MS } from '../jetstream/members.ts';
 import { replayStream } from '../jetstream/replay.ts';
 import { identifierOf } from '../jetstream/restore.ts';
 import { StreamTooNewError } from '../jetstream/quarantine.ts';
-import type { ClusterSubjects } from '../jetstream/subjects.ts';
 import { StreamTail } from '../jetstream/tail.ts';
 import { isLeaseAborted, Lease } from '../lease/lease.ts';
 import { describeHolder } from '../lease/value.ts';
-import { CheckpointSchedule, type CheckpointRunner } from './checkpoint-schedule.ts';
+import { CheckpointSchedule } from './checkpoint-schedule.ts';
+import type { NodeParts, RoleHooks } from './node-parts.ts';
 import { FormatMark } from './format-mark.ts';
 import { LeaderJournal } from './leader-journal.ts';
 import { answerLocally } from './local-ops.ts';
@@ -39,35 +32,6 @@ const RETRY_PAUSE_MS = 500;
 const CATCH_UP_MS = 10_000;
 /** How often a leader deletes what was quarantined and looks whether a checkpoint is due (as often as it reports itself). */
 const TIDY_MS = REPORT_MS;
-
-export interface NodeParts {
-  readonly opts: ClusterOptions;
-  readonly nc: NatsConnection;
-  readonly js: JetStreamClient;
-  readonly jsm: JetStreamManager;
-  readonly subjects: ClusterSubjects;
-  readonly leaseKv: KV;
-  readonly members: Members;
-  /** Makes the cluster's checkpoints while this node leads (checkpoint-schedule.ts). */
-  readonly checkpoints: CheckpointRunner;
-  readonly jobs: JobStore;
-  readonly rules: RuleStore;
-  readonly log: Logger;
-  /** The cluster's keys: what seals its records and forwarded batches (cluster-keys.ts). */
-  readonly keys: ClusterKeys;
-}
-
-/** What the primary does at each change of role. */
-export interface RoleHooks {
-  /** The engine's batch path: the leader runs its own workers' and the followers' batches here. */
-  readonly local: LocalBatch;
-  /** Now leading: the copy is current and the journal live. Jobs left `triggered` run again. */
-  readonly promoted: () => void;
-  /** No longer leading, before the copy is rebuilt: the engine forgets its attempts and results. */
-  readonly demoted: () => void;
-  /** A stream message was quarantined (quarantine.ts): counted in a metric. */
-  readonly quarantined?: () => void;
-}
 
 export class ClusterNode {
   readonly journal = new LeaderJournal();
