@@ -177,7 +177,7 @@ async function chooseOwed(o: RestoreOptions, own: readonly Stray[], others: read
     const best = candidates
       .filter((s) => s.owed !== undefined && (s.seq === m.seq || (s.theirs !== true && s.seq < m.seq)))
       .sort((x, y) => rank(y) - rank(x) || y.seq - x.seq)[0];
-    if (best !== undefined) out.push({ seq: m.seq, subject, owed: best.owed, certain: best.certain });
+    if (best !== undefined) out.push({ seq: m.seq, subject, owed: best.owed, certain: best.certain, theirs: best.theirs });
   }
   return out;
 }

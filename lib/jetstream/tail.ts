@@ -29,6 +29,8 @@ export interface StreamTailOptions {
   readonly stream: string;
   /** The last sequence already applied: the tail starts after it. */
   readonly afterSeq: number;
+  /** Nothing was written to the stream while the copy was built: the tail starts at its end. */
+  readonly atEnd?: boolean;
   readonly apply: (rec: LogRecord, seq: number) => void;
   /** What is a record of the cluster's, and where the rest goes (quarantine.ts). */
   readonly trust: StreamTrust;
@@ -46,9 +48,10 @@ export class StreamTail {
   private consumer: Consumer | null = null;
   private closeMessages: (() => Promise<void>) | null = null;
   /**
-   * Whether the tail has taken a message with nothing after it since the copy was built. Until
-   * then it reads what came during the replay: a record a foreign message pushed out then was
-   * never read, so the copy cannot speak for what such a message pushed out (quarantine.ts).
+   * Whether the tail has taken a message with nothing after it since the copy was built (or
+   * nothing came while it was: options.atEnd). Until then it reads what came during the
+   * replay: a record a foreign message pushed out then was never read, so the copy cannot
+   * speak for what such a message pushed out (quarantine.ts).
    */
   private reachedEnd = false;
   /** The last message taken from the stream (its consumer and delivery sequence count). */
@@ -60,6 +63,7 @@ export class StreamTail {
   constructor(opts: StreamTailOptions) {
     this.o = opts;
     this.appliedSeq = opts.afterSeq;
+    this.reachedEnd = opts.atEnd === true;
     this.running = this.run(this.generation);
   }
 

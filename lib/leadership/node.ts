@@ -149,8 +149,10 @@ export class ClusterNode {
     this.checkpoints.known(replay.checkpointSeq);
     if (replay.checkpointError !== null) this.log.warn({ err: replay.checkpointError }, 'the checkpoint could not be read: the whole stream was');
     this.log.info({ records: replay.records, lastSeq: replay.lastSeq, checkpointSeq: replay.checkpointSeq }, 'stream replayed');
+    // Written to meanwhile, the tail reads first what came during the replay (tail.ts reachedEnd).
+    const atEnd = (await jsm.streams.info(subjects.stream)).state.last_seq <= replay.lastSeq;
     this.tail = new StreamTail({
-      js, jsm, stream: subjects.stream, afterSeq: replay.lastSeq, apply, trust: this.quarantine, log: this.log, tooNew: (err) => this.mustUpgrade(err),
+      js, jsm, stream: subjects.stream, afterSeq: replay.lastSeq, atEnd, apply, trust: this.quarantine, log: this.log, tooNew: (err) => this.mustUpgrade(err),
     });
   }
 
