@@ -1,5 +1,5 @@
 // Durations, as `tickd ctl` reads them (tickd-ctl(1) TIMES) and schedules take them
-// (tickd-protocol(7) Schedules): one or more <integer><unit> with no spaces, units ns us ms s
+// (lib/schedule/README.md): one or more <integer><unit> with no spaces, units ns us ms s
 // m h d: 30s, 5m, 1h30m, 250ms. Exact integer arithmetic (bigint), never floating point.
 
 const UNITS: readonly (readonly [string, bigint])[] = [

@@ -1,4 +1,4 @@
-// When a schedule's occurrences fall (tickd-protocol(7) Schedules, "Time zones and DST"): the
+// When a schedule's occurrences fall (lib/schedule/README.md; issue 37): the
 // next nominal times after an instant, from a cron expression read in a time zone, or from a
 // fixed interval. Pure arithmetic over the pinned cron library; the engine only asks "next
 // after T".

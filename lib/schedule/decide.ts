@@ -1,4 +1,4 @@
-// What happens to each occurrence of a schedule (tickd-protocol(7) Schedules): it fires (an
+// What happens to each occurrence of a schedule (lib/schedule/README.md; issue 37): it fires (an
 // occurrence job, occurrence.ts), or it is skipped, and why. Pure: the engine hands in how far
 // the schedule is decided, what of it still runs, and the time, writes the decisions to the
 // log before acting on them, and keeps `decided` from them, so that a replay, a restart or a

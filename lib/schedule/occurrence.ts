@@ -1,4 +1,4 @@
-// An occurrence of a schedule is an ordinary job (tickd-protocol(7) Schedules). Its identity is
+// An occurrence of a schedule is an ordinary job (lib/schedule/README.md; issue 37). Its identity is
 // (schedule, nominal time), as Temporal, Kubernetes and BullMQ name theirs, so the same
 // occurrence can never exist twice: its job identifier is derived from both,
 //

@@ -1,4 +1,4 @@
-// A schedule (tickd-protocol(7) Schedules): when occurrences fall, as an identifier, a cron
+// A schedule (lib/schedule/README.md; issue 37): when occurrences fall, as an identifier, a cron
 // expression or a fixed interval, a time zone, bounds and policies. Its occurrences are
 // ordinary jobs (occurrence.ts); the rule whose pattern matches runs them.
 //
