@@ -156,12 +156,13 @@ async function scanAfter(o: RestoreOptions, afterSeq: number): Promise<{ strays:
  * What to write on each subject of `own` (this node's strays) and `others` (other nodes'
  * claims) that still holds a foreign message: the record owed for that very message, taken
  * from a leader's copy if any node has one, else from a follower's (this node's first); or,
- * failing those, this node's own record owed for an earlier foreign message there (its copy
- * has not changed since: a record applied there would have settled it). Another node's claim
- * for an earlier message is not taken: a copy of its older report could carry one. A subject
- * whose message is a record of the cluster's was written since; one with no message held a
- * removal, deleted once no node needed it (foreign messages on identifiers' subjects are never
- * deleted, only written over: see QuarantineBook.clear).
+ * failing those, the record owed for an earlier foreign message there, this node's before
+ * another's (a record applied there since would have settled it; another node's may come from
+ * an older report copied back, but it is still a record the cluster acknowledged once, and
+ * without it the subject keeps the foreign message and the identifier is lost at the next
+ * replay). A subject whose message is a record of the cluster's was written since; one with
+ * no message held a removal, deleted once no node needed it (foreign messages on identifiers'
+ * subjects are never deleted, only written over: see QuarantineBook.clear).
  */
 async function chooseOwed(o: RestoreOptions, own: readonly Stray[], others: readonly Claim[]): Promise<Stray[]> {
   const bySubject = new Map<string, Stray[]>();
@@ -173,9 +174,9 @@ async function chooseOwed(o: RestoreOptions, own: readonly Stray[], others: read
     if (m === null) continue;
     const buf = Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength);
     if (typeof openRecord(o.trust.keys, o.subjects.stream, m.subject, m.seq, buf, 0, buf.length) !== 'string') continue;
-    const rank = (s: Stray): number => (s.seq === m.seq ? 4 : 0) + (s.certain === true ? 2 : 0) + (s.theirs === true ? 0 : 1);
+    const rank = (s: Stray): number => (s.seq === m.seq ? 100 : s.theirs === true ? 10 : 50) + (s.certain === true ? 2 : 0) + (s.theirs === true ? 0 : 1);
     const best = candidates
-      .filter((s) => s.owed !== undefined && (s.seq === m.seq || (s.theirs !== true && s.seq < m.seq)))
+      .filter((s) => s.owed !== undefined && s.seq <= m.seq)
       .sort((x, y) => rank(y) - rank(x) || y.seq - x.seq)[0];
     if (best !== undefined) out.push({ seq: m.seq, subject, owed: best.owed, certain: best.certain, theirs: best.theirs });
   }
