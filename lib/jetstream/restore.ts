@@ -166,8 +166,11 @@ async function scanAfter(o: RestoreOptions, afterSeq: number): Promise<{ strays:
  */
 async function chooseOwed(o: RestoreOptions, own: readonly Stray[], others: readonly Claim[]): Promise<Stray[]> {
   const bySubject = new Map<string, Stray[]>();
-  for (const s of own) bySubject.set(s.subject, [...(bySubject.get(s.subject) ?? []), s]);
-  for (const c of others) bySubject.set(c.subject, [...(bySubject.get(c.subject) ?? []), { ...c, theirs: true }]);
+  for (const s of [...own, ...others.map((c) => ({ ...c, theirs: true }))]) {
+    const list = bySubject.get(s.subject);
+    if (list === undefined) bySubject.set(s.subject, [s]);
+    else list.push(s);
+  }
   const out: Stray[] = [];
   for (const [subject, candidates] of bySubject) {
     const m = await o.jsm.streams.getMessage(o.subjects.stream, { last_by_subj: subject });

@@ -296,7 +296,7 @@ export class ClusterNode {
     // Fenced by someone else's write: while the lease is still ours and the copy is the
     // acknowledged state, what a foreign message pushed out is put back (restore.ts).
     if (stream !== null && lease !== null) {
-      await restoreAfterFence(this.copyParts(), stream, lease);
+      await restoreAfterFence(this.copyParts(), stream, lease, this.stopping);
       void this.report(); // what it could not put back, to whoever leads next
     }
     await lease?.release();

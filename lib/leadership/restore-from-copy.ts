@@ -76,11 +76,13 @@ export async function restoreAtTakeOver(p: CopyParts, writerId: string, lease: L
  * held, put back. Never throws: the node rebuilds its copy after, and what could not be put
  * back stays owed, and is told to the other nodes in this node's reports.
  */
-export async function restoreAfterFence(p: CopyParts, stream: StreamJournal, lease: Lease): Promise<void> {
+export async function restoreAfterFence(p: CopyParts, stream: StreamJournal, lease: Lease, stopping: boolean): Promise<void> {
   const after = stream.foreignAfter;
   try {
     await p.book.asLeaderCopy(async () => {
       if (after === null || !lease.held) {
+        // A node that stops takes what it would owe with it (its report is deleted): no read.
+        if (stopping) return;
         await noteStrays(restoreOptions(p, stream.writerId, () => false), after ?? stream.lastSeq);
         return;
       }
