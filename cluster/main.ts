@@ -3,7 +3,7 @@
 // print the usage and exit 2 (tickd(8) EXIT STATUS).
 import { parseCli, USAGE } from '../lib/cli.ts';
 import { StartupError } from '../lib/errors.ts';
-import { VERSION } from '../lib/version.ts';
+import { VERSION, zoneDatabase } from '../lib/version.ts';
 import { loadStartupInputs } from '../lib/config/inputs.ts';
 
 async function main(argv: string[]): Promise<void> {
@@ -13,7 +13,7 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(USAGE);
       return;
     case 'version':
-      process.stdout.write(`tickd ${VERSION}\n`);
+      process.stdout.write(`tickd ${VERSION} (time zone database ${zoneDatabase()})\n`);
       return;
     case 'usage-error':
       process.stderr.write(`tickd: ${action.message}\n${USAGE}`);

@@ -37,6 +37,7 @@ import { warmUpFiring } from '../lib/engine/warm-up.ts';
 import { openStorage } from '../lib/persistence/open.ts';
 import { JobStore } from '../lib/store/jobs.ts';
 import { RuleStore } from '../lib/store/rules.ts';
+import { ScheduleStore } from '../lib/store/schedules.ts';
 import { runnerTimeoutMs } from '../lib/runner/execution.ts';
 import { ExecutionResults } from '../lib/engine/results.ts';
 import { Ticker } from '../lib/engine/tick.ts';
@@ -98,10 +99,11 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
 
   const jobs = new JobStore();
   const rules = new RuleStore();
+  const schedules = new ScheduleStore();
   const folds = new FoldProcess({ log: log.child({ component: 'logfile' }) });
-  const storage = await openStorage({ config, cluster: action.cluster, jobs, rules, log, folds, checkpoints: folds.checkpoint, stopped: () => life.stopRequested });
+  const storage = await openStorage({ config, cluster: action.cluster, jobs, rules, schedules, log, folds, checkpoints: folds.checkpoint, stopped: () => life.stopRequested });
   life.own({ storage });
-  log.info({ persistence: storage.kind, logfile: storage.path, jobs: jobs.size, rules: rules.size }, 'state loaded');
+  log.info({ persistence: storage.kind, logfile: storage.path, jobs: jobs.size, rules: rules.size, schedules: schedules.size }, 'state loaded');
   if (life.stopRequested) return;
 
   const connections = new ConnectionCounts();
@@ -127,6 +129,8 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const engine = new Engine({
     jobs,
     rules,
+    // Cluster mode's stream has no subjects for schedules yet: there the engine refuses them.
+    ...(action.cluster === null ? { schedules } : {}),
     journal: storage.journal,
     results,
     activity: () => activity.snapshot(Date.now()),

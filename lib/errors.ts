@@ -22,7 +22,7 @@ export function fail(code: ErrorCode, message: string): ErrorReply {
   return { ok: false, code, message };
 }
 
-export const notFound = (kind: 'job' | 'rule', id: string): ErrorReply =>
+export const notFound = (kind: 'job' | 'rule' | 'schedule', id: string): ErrorReply =>
   fail('not_found', `${kind} "${id}" does not exist`);
 
 export const invalidArgs = (message: string): ErrorReply => fail('invalid_args', message);

@@ -14,11 +14,21 @@ export function scopeCommand(cmd: Command, namespace: string): Command | ErrorRe
     case 'job.remove':
     case 'rule.get':
     case 'rule.remove':
+    case 'schedule.get':
+    case 'schedule.remove':
+    case 'schedule.next':
+    case 'schedule.pause':
+    case 'schedule.run':
+    case 'schedule.occurrences':
       return inNamespace(cmd.id, namespace) ? cmd : denied();
+    case 'schedule.set':
+      // Its occurrences' job identifiers begin with its own (lib/schedule/occurrence.ts): inside too.
+      return inNamespace(cmd.schedule.id, namespace) ? cmd : denied();
     case 'rule.set':
       return inNamespace(cmd.rule.id, namespace) && inNamespace(cmd.rule.pattern, namespace) ? cmd : denied();
     case 'job.list':
     case 'rule.list':
+    case 'schedule.list':
       return { ...cmd, scope: namespace };
     case 'stat':
     case 'cluster':

@@ -7,6 +7,7 @@ import type { ClusterView } from './cluster-view.ts';
 import type { Attempt } from './attempt.ts';
 import type { ActivityView } from './activity.ts';
 import type { ErrorCode } from '../errors.ts';
+import type { OccurrenceView, Schedule, ScheduleView } from './schedule.ts';
 
 export type Command =
   | { readonly op: 'job.set'; readonly id: string; readonly execution: bigint }
@@ -25,6 +26,18 @@ export type Command =
   | { readonly op: 'rule.get'; readonly id: string }
   | { readonly op: 'rule.remove'; readonly id: string }
   | { readonly op: 'rule.list'; readonly prefix: string; readonly scope: string; readonly cursor: number; readonly limit: number }
+  /** Schedules (tickd-protocol(7) SCHEDULES): create or replace, keeping how far it is decided. */
+  | { readonly op: 'schedule.set'; readonly schedule: Schedule }
+  | { readonly op: 'schedule.get'; readonly id: string }
+  | { readonly op: 'schedule.remove'; readonly id: string }
+  | { readonly op: 'schedule.list'; readonly prefix: string; readonly scope: string; readonly cursor: number; readonly limit: number }
+  /** The next `n` nominal times after now, by the calendar alone (paused or not). */
+  | { readonly op: 'schedule.next'; readonly id: string; readonly n: number }
+  | { readonly op: 'schedule.pause'; readonly id: string; readonly paused: boolean }
+  /** Run now: one extra occurrence, marked manual, due at once. */
+  | { readonly op: 'schedule.run'; readonly id: string }
+  /** The latest `limit` occurrences and skips, newest first. */
+  | { readonly op: 'schedule.occurrences'; readonly id: string; readonly limit: number }
   | { readonly op: 'stat' }
   /** This node's view of its cluster (GET /cluster): answered by the node itself, never forwarded. */
   | { readonly op: 'cluster' }
@@ -34,7 +47,7 @@ export type Command =
   | { readonly op: 'metrics' };
 
 export type Op = Command['op'];
-export type ListCommand = Extract<Command, { op: 'job.list' | 'rule.list' }>;
+export type ListCommand = Extract<Command, { op: 'job.list' | 'rule.list' | 'schedule.list' }>;
 
 export type Reply =
   | { readonly ok: true; readonly kind: 'done' }
@@ -44,6 +57,11 @@ export type Reply =
   | { readonly ok: true; readonly kind: 'jobs'; readonly jobs: Job[]; readonly next: number | null }
   | { readonly ok: true; readonly kind: 'rule'; readonly rule: Rule }
   | { readonly ok: true; readonly kind: 'rules'; readonly rules: Rule[]; readonly next: number | null }
+  /** `job`: the job a run now made. */
+  | { readonly ok: true; readonly kind: 'schedule'; readonly schedule: ScheduleView; readonly job?: string }
+  | { readonly ok: true; readonly kind: 'schedules'; readonly schedules: ScheduleView[]; readonly next: number | null }
+  | { readonly ok: true; readonly kind: 'instants'; readonly instants: bigint[] }
+  | { readonly ok: true; readonly kind: 'occurrences'; readonly occurrences: OccurrenceView[] }
   | { readonly ok: true; readonly kind: 'stat'; readonly stat: StatValues }
   | { readonly ok: true; readonly kind: 'cluster'; readonly cluster: ClusterView }
   | { readonly ok: true; readonly kind: 'activity'; readonly activity: ActivityView }

@@ -6,13 +6,18 @@
 // - format 2: this tickd. It reads extension records (type byte 4 and up), each of which says
 //   in its first two bytes the lowest format that can read it, so that an older tickd refuses
 //   a record it cannot read with one clear line instead of calling it damage. Type 4, the
-//   format mark, is its only extension record so far.
+//   format mark, is its only extension record.
+// - format 3: schedules (type 5, a schedule's state; type 6, its removal). A log without
+//   schedules holds no record that needs it, and stays readable by a format-2 tickd.
 //
 // A future kind of record (or a new meaning for a byte of an existing one) raises
 // FORMAT_VERSION; only the records that need it say so, so a log that does not use it stays
 // readable by older tickd.
 
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
+
+/** The format that adds schedule records. */
+export const SCHEDULES_FORMAT = 3;
 
 /** ztick's format: records of type 0 to 3 only, no extension records. */
 export const ZTICK_FORMAT = 1;

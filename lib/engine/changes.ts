@@ -10,10 +10,13 @@ import type { Rule } from '../domain/rule.ts';
 import type { Journal, LogRecord } from './journal.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
+import type { ScheduleState } from '../domain/schedule.ts';
+import type { ScheduleStore } from '../store/schedules.ts';
 
 export type UndoEntry =
   | { readonly k: 'job'; readonly id: string; readonly prev: Job | undefined; readonly attempt: string | undefined }
-  | { readonly k: 'rule'; readonly id: string; readonly prev: Rule | undefined };
+  | { readonly k: 'rule'; readonly id: string; readonly prev: Rule | undefined }
+  | { readonly k: 'schedule'; readonly id: string; readonly prev: ScheduleState | undefined };
 
 /** The job store as readers see it: no method that changes it. */
 export type ReadonlyJobs = Pick<JobStore, 'size' | 'get' | 'page' | 'nextDue' | 'nextDueJob' | 'withStatus' | 'counts'>;
@@ -26,12 +29,16 @@ export class Changes {
   /** jobId -> id of the attempt whose result may still change the job (doc/execution.md). */
   private readonly attempts = new Map<string, string>();
   private readonly journal: Journal | null;
+  private readonly schedules: ScheduleStore;
   private undo: UndoEntry[] = [];
+  /** Told of each schedule a rollback put back, so that its due time is found again. */
+  onScheduleRestored: (id: string) => void = () => {};
 
-  constructor(jobs: JobStore, rules: RuleStore, journal: Journal | null) {
+  constructor(jobs: JobStore, rules: RuleStore, journal: Journal | null, schedules: ScheduleStore) {
     this.jobs = jobs;
     this.rules = rules;
     this.journal = journal;
+    this.schedules = schedules;
   }
 
   get pending(): number {
@@ -114,6 +121,19 @@ export class Changes {
     if (entry !== null) this.persist(entry, { t: 'rule.removed', id });
   }
 
+  putSchedule(state: ScheduleState): void {
+    const id = state.schedule.id;
+    const entry: UndoEntry | null = this.journal === null ? null : { k: 'schedule', id, prev: this.schedules.get(id) };
+    this.schedules.put(state);
+    if (entry !== null) this.persist(entry, { t: 'schedule', state });
+  }
+
+  deleteSchedule(id: string): void {
+    const entry: UndoEntry | null = this.journal === null ? null : { k: 'schedule', id, prev: this.schedules.get(id) };
+    this.schedules.delete(id);
+    if (entry !== null) this.persist(entry, { t: 'schedule.removed', id });
+  }
+
   /** Appends the record of a change just made; a record that cannot be appended undoes it. */
   private persist(entry: UndoEntry, rec: LogRecord): void {
     try {
@@ -137,6 +157,10 @@ export class Changes {
         if (e.prev === undefined) this.jobs.delete(e.id);
         else this.jobs.put(e.prev);
         this.setAttempt(e.id, e.attempt);
+      } else if (e.k === 'schedule') {
+        if (e.prev === undefined) this.schedules.delete(e.id);
+        else this.schedules.put(e.prev);
+        this.onScheduleRestored(e.id);
       } else if (e.prev === undefined) {
         this.rules.delete(e.id);
       } else {

@@ -32,6 +32,12 @@ import { wallNowNs } from '../clock.ts';
 import { Firing, type Dispatch, type FiringObserver } from './firing.ts';
 import { ExecutionResults } from './results.ts';
 import { Lookahead, type Prepare } from './lookahead.ts';
+import { ScheduleStore } from '../store/schedules.ts';
+import { Scheduling } from './scheduling.ts';
+import { scheduleSet } from './commands/schedule-set.ts';
+import { scheduleGet, scheduleNext, scheduleOccurrences } from './commands/schedule-get.ts';
+import { scheduleList } from './commands/schedule-list.ts';
+import { schedulePause, scheduleRemove, scheduleRun } from './commands/schedule-control.ts';
 
 const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
   'job.set': jobSet,
@@ -42,6 +48,14 @@ const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
   'rule.get': ruleGet,
   'rule.remove': ruleRemove,
   'rule.list': ruleList,
+  'schedule.set': scheduleSet,
+  'schedule.get': scheduleGet,
+  'schedule.remove': scheduleRemove,
+  'schedule.list': scheduleList,
+  'schedule.next': scheduleNext,
+  'schedule.pause': schedulePause,
+  'schedule.run': scheduleRun,
+  'schedule.occurrences': scheduleOccurrences,
   stat,
   cluster,
   activity,
@@ -55,6 +69,8 @@ export interface EngineObserver extends FiringObserver {
 export interface EngineOptions {
   readonly jobs: JobStore;
   readonly rules: RuleStore;
+  /** The schedules (replayed already); none: schedules are refused (cluster mode, for now). */
+  readonly schedules?: ScheduleStore;
   /** null in memory mode. */
   readonly journal: Journal | null;
   readonly dispatch: Dispatch;
@@ -81,6 +97,7 @@ export class Engine {
   private readonly commits: CommitQueue;
   private readonly firing: Firing;
   private readonly lookahead: Lookahead | null;
+  private readonly scheduling: Scheduling | null;
   private readonly ctx: EngineContext;
   private readonly observer: EngineObserver | undefined;
   private readonly onError: (err: unknown) => void;
@@ -88,11 +105,16 @@ export class Engine {
 
   constructor(opts: EngineOptions) {
     this.onError = opts.onCommandError ?? (() => {});
-    this.changes = new Changes(opts.jobs, opts.rules, opts.journal);
+    // Without schedules kept, an empty store stands in: Changes needs one, and nothing puts into it.
+    const schedules = opts.schedules ?? new ScheduleStore();
+    this.changes = new Changes(opts.jobs, opts.rules, opts.journal, schedules);
     this.commits = new CommitQueue(opts.journal, this.changes, opts.onPersistError);
     this.attempts = opts.attempts ?? new LastAttempts();
+    this.scheduling = opts.schedules === undefined ? null : new Scheduling(this.changes, opts.jobs, opts.schedules);
+    this.scheduling?.armAll();
     this.ctx = {
       changes: this.changes, jobs: opts.jobs, rules: opts.rules, stat: opts.stat, attempts: this.attempts, activity: opts.activity ?? NO_ACTIVITY,
+      scheduling: this.scheduling,
     };
     this.observer = opts.observer;
     this.results = opts.results ?? new ExecutionResults();
@@ -138,7 +160,9 @@ export class Engine {
     try {
       this.firing.applyResults();
       if (!this.firingHeld) {
-        more = this.firing.fireDue(nowNs);
+        // Schedules first: an occurrence decided now and due now fires in this same tick.
+        if (this.scheduling !== null) more = this.scheduling.step(nowNs);
+        more = this.firing.fireDue(nowNs) || more;
         if (!more) this.lookahead?.check(nowNs);
       }
     } catch (err) {

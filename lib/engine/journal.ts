@@ -10,12 +10,17 @@ import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
+import type { ScheduleState } from '../domain/schedule.ts';
+import type { ScheduleStore } from '../store/schedules.ts';
 
 export type LogRecord =
   | { readonly t: 'job'; readonly job: Job }
   | { readonly t: 'rule'; readonly rule: Rule }
   | { readonly t: 'job.removed'; readonly id: string }
   | { readonly t: 'rule.removed'; readonly id: string }
+  /** A schedule as it now is, with how far it is decided (extension records of format 3). */
+  | { readonly t: 'schedule'; readonly state: ScheduleState }
+  | { readonly t: 'schedule.removed'; readonly id: string }
   /**
    * A format mark (doc/logfile-format.md, Extension records): the writer of the records that
    * follow works at format `version` (lib/domain/format.ts). It is about the log, not its
@@ -44,9 +49,19 @@ export class NotWritingError extends Error {
   override readonly name = 'NotWritingError';
 }
 
-/** Puts a replayed record into the stores: applying one twice, or a prefix of the log again, is harmless. */
-export function applyRecord(jobs: JobStore, rules: RuleStore, rec: LogRecord): void {
+/**
+ * Puts a replayed record into the stores: applying one twice, or a prefix of the log again, is
+ * harmless. Without a schedule store (cluster mode, which has no schedules yet) a schedule
+ * record is refused.
+ */
+export function applyRecord(jobs: JobStore, rules: RuleStore, rec: LogRecord, schedules?: ScheduleStore): void {
   switch (rec.t) {
+    case 'schedule':
+    case 'schedule.removed':
+      if (schedules === undefined) throw new Error('a schedule record where schedules are not kept (cluster mode has none yet)');
+      if (rec.t === 'schedule') schedules.put(rec.state);
+      else schedules.delete(rec.id);
+      return;
     case 'job': jobs.put(rec.job); return;
     case 'rule': rules.put(rec.rule); return;
     case 'job.removed': jobs.delete(rec.id); return;

@@ -44,6 +44,10 @@ export function clusterSubjects(cluster: string): ClusterSubjects {
         case 'job.removed': return job(rec.id);
         case 'rule.removed': return rule(rec.id);
         case 'format': return format;
+        // Cluster mode keeps no schedules yet (its engine refuses them): none reaches a journal here.
+        case 'schedule':
+        case 'schedule.removed':
+          throw new Error('schedule records have no subject in cluster mode yet');
       }
     },
   };

@@ -12,6 +12,8 @@
 //           | type:u8 (>= 0x04) needs:u16 body             extension record (format 2 on)
 //   extension records: 0x04 (no body)                      format mark: the writer of what
 //                                                              follows works at format `needs`
+//                      0x05 schedule body (needs 3)         a schedule's state (schedule-codec.ts)
+//                      0x06 id:str (needs 3)                schedule removal
 //   runner  = 0x00 command:str                             shell
 //           | 0x01 dsn:str exchange:str routing_key:str    amqp
 //           | 0x02 executable:str count:u16 arg:str*       direct
@@ -44,6 +46,8 @@ import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import type { HttpMethod, RedisCommand, RunnerSpec } from '../domain/runner-spec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { NewerRecordError, RecordDecodeError, RecordEncodeError } from './codec-errors.ts';
+import { BodyError, decodeScheduleBody, encodeScheduleBody } from './schedule-codec.ts';
+import { SCHEDULES_FORMAT } from '../domain/format.ts';
 
 export { NewerRecordError, RecordDecodeError, RecordEncodeError } from './codec-errors.ts';
 export type { RecordEncodeCode } from './codec-errors.ts';
@@ -62,6 +66,8 @@ const TYPE_JOB_REMOVED = 2;
 const TYPE_RULE_REMOVED = 3;
 /** The format mark, the first extension record: from type byte 4 on, `needs` follows it. */
 const TYPE_FORMAT = 4;
+const TYPE_SCHEDULE = 5;
+const TYPE_SCHEDULE_REMOVED = 6;
 
 /** Persisted runner discriminants; 0..4 are fixed forever, later kinds take the next byte. */
 const RUNNER_BYTE = { shell: 0, amqp: 1, direct: 2, awf: 3, http: 4, redis: 5 } as const;
@@ -118,7 +124,28 @@ function payloadSize(rec: LogRecord): number {
         throw new RecordEncodeError('format_out_of_range', `format mark ${rec.version} is outside ${FIRST_EXTENSION_FORMAT}..${FORMAT_VERSION}`);
       }
       return 1 + 2;
+    case 'schedule': return 1 + 2 + scheduleBody(rec).length;
+    case 'schedule.removed': return 1 + 2 + strSize(rec.id, 'schedule identifier');
   }
+}
+
+// payloadSize and writeFrame are called one after the other for the same record: its body is
+// encoded once, for both.
+let bodyOf: LogRecord | null = null;
+let body: Buffer = Buffer.alloc(0);
+function scheduleBody(rec: Extract<LogRecord, { t: 'schedule' }>): Buffer {
+  if (bodyOf !== rec) {
+    body = encodeScheduleBody(rec.state);
+    bodyOf = rec;
+  }
+  return body;
+}
+
+function putNeeds(buf: Buffer, at: number, type: number, needs: number): number {
+  buf[at] = type;
+  buf[at + 1] = needs >>> 8;
+  buf[at + 2] = needs & 0xff;
+  return at + 3;
 }
 
 /** Bytes the record's whole frame takes; throws RecordEncodeError if it cannot be stored. */
@@ -218,10 +245,17 @@ export function writeFrame(rec: LogRecord, size: number, buf: Buffer, at: number
       p = putStr(buf, p + 1, rec.id);
       break;
     case 'format':
-      buf[p] = TYPE_FORMAT;
-      buf[p + 1] = rec.version >>> 8;
-      buf[p + 2] = rec.version & 0xff;
-      p += 3;
+      p = putNeeds(buf, p, TYPE_FORMAT, rec.version);
+      break;
+    case 'schedule': {
+      const b = scheduleBody(rec);
+      p = putNeeds(buf, p, TYPE_SCHEDULE, SCHEDULES_FORMAT);
+      p += b.copy(buf, p);
+      bodyOf = null; // do not pin the record
+      break;
+    }
+    case 'schedule.removed':
+      p = putStr(buf, putNeeds(buf, p, TYPE_SCHEDULE_REMOVED, SCHEDULES_FORMAT), rec.id);
       break;
   }
   return p;
@@ -342,6 +376,16 @@ function extension(at: number, type: number): LogRecord {
     case TYPE_FORMAT:
       if (needs < FIRST_EXTENSION_FORMAT) throw fail(needsAt, `format mark ${needs}: no format before ${FIRST_EXTENSION_FORMAT} has extension records`);
       return { t: 'format', version: needs };
+    case TYPE_SCHEDULE:
+      try {
+        const state = decodeScheduleBody(src, pos, end);
+        pos = end;
+        return { t: 'schedule', state };
+      } catch (err) {
+        if (err instanceof BodyError) throw fail(err.at, err.message);
+        throw err;
+      }
+    case TYPE_SCHEDULE_REMOVED: return { t: 'schedule.removed', id: str('schedule identifier') };
     default: throw fail(at, `unknown record type byte ${type}`);
   }
 }

@@ -7,6 +7,9 @@
 //   rule RULE SET <id> <pattern> <kind> <runner args as in LISTRULES>
 //   removed REMOVE <id>
 //   removed REMOVERULE <id>
+//   schedule SCHEDULE SET <id> <key=value...> (a schedule; its progress, which no command sets,
+//                                              shows in the JSON form only)
+//   removed SCHEDULE REMOVE <id>
 //   format FORMAT <version>                   (a format mark; FORMAT is no instruction, and a
 //                                              daemon ignores a line whose instruction it does not
 //                                              know, tickd-protocol(7): the mark changes no state)
@@ -17,11 +20,15 @@
 //   {"type":"job","id":...,"execution":1775822400123456789,"status":"planned"}
 //   {"type":"rule","id":...,"pattern":...,"runner":{"type":"shell","command":...}}
 //   {"type":"job.removed","id":...}   {"type":"rule.removed","id":...}   {"type":"format","version":2}
+//   {"type":"schedule","id":...,"cron"|"every":...,... every field, "decided":...,"fired":...,...}
+//   {"type":"schedule.removed","id":...}
 // Runners use the HTTP object form of tickd-protocol(7) HTTP INTERFACE for every kind, written
 // by the same function as the HTTP API's (runnerToJson).
 import { formatRuleArgs, quoteArg } from '../domain/arguments.ts';
 import { runnerToJson } from '../domain/runner-spec.ts';
 import type { LogRecord } from '../engine/journal.ts';
+import type { ScheduleState } from '../domain/schedule.ts';
+import { scheduleFields, scheduleOptionPairs } from '../schedule/fields.ts';
 
 export type DumpFormat = 'text' | 'json';
 
@@ -41,6 +48,10 @@ export function formatText(rec: LogRecord): string {
       return `removed REMOVERULE ${quoteArg(rec.id)}`;
     case 'format':
       return `format FORMAT ${rec.version}`;
+    case 'schedule':
+      return `schedule SCHEDULE SET ${[rec.state.schedule.id, ...scheduleOptionPairs(rec.state.schedule).map(([k, v]) => `${k}=${v}`)].map(quoteArg).join(' ')}`;
+    case 'schedule.removed':
+      return `removed SCHEDULE REMOVE ${quoteArg(rec.id)}`;
   }
 }
 
@@ -57,5 +68,20 @@ export function formatJson(rec: LogRecord): string {
       return `{"type":"rule.removed","id":${s(rec.id)}}`;
     case 'format':
       return `{"type":"format","version":${rec.version}}`;
+    case 'schedule':
+      return scheduleJson(rec.state);
+    case 'schedule.removed':
+      return `{"type":"schedule.removed","id":${s(rec.id)}}`;
   }
+}
+
+function scheduleJson(st: ScheduleState): string {
+  const s = JSON.stringify;
+  const v = (x: unknown): string => (typeof x === 'bigint' ? x.toString() : s(x));
+  const fields = scheduleFields(st.schedule).map(([k, x]) => `${s(k)}:${v(x)}`).join(',');
+  const list = (xs: readonly bigint[]): string => `[${xs.join(',')}]`;
+  const skips = st.skips.map((k) => `{"reason":${s(k.reason)},"from":${k.from},"to":${k.to},"count":${k.count}}`).join(',');
+  return `{"type":"schedule","id":${s(st.schedule.id)},${fields},"decided":${st.decided},"fired":${st.fired},`
+    + `"skipped":{"missed":${st.skippedMissed},"overlap":${st.skippedOverlap}},"held":${v(st.held)},`
+    + `"fires":${list(st.fires)},"manual":${list(st.manual)},"skips":[${skips}]}`;
 }

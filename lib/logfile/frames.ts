@@ -51,12 +51,14 @@ export function recordKey(rec: LogRecord): string {
     case 'job.removed': return `j${rec.id}`;
     case 'rule': return `r${rec.rule.id}`;
     case 'rule.removed': return `r${rec.id}`;
+    case 'schedule': return `s${rec.state.schedule.id}`;
+    case 'schedule.removed': return `s${rec.id}`;
     case 'format': return FORMAT_KEY;
   }
 }
 
 export function isRemoval(rec: LogRecord): boolean {
-  return rec.t === 'job.removed' || rec.t === 'rule.removed';
+  return rec.t === 'job.removed' || rec.t === 'rule.removed' || rec.t === 'schedule.removed';
 }
 
 /**

@@ -14,6 +14,7 @@ import { LogfileCorruptError, LogfileTooNewError } from '../logfile/replay.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
+import type { ScheduleStore } from '../store/schedules.ts';
 
 export interface StorageInputs {
   readonly config: Config;
@@ -21,6 +22,8 @@ export interface StorageInputs {
   readonly cluster: ClusterOptions | null;
   readonly jobs: JobStore;
   readonly rules: RuleStore;
+  /** Filled from the logfile; cluster mode keeps no schedules yet (its records are refused there). */
+  readonly schedules: ScheduleStore;
   readonly log: Logger;
   /** Runs logfile compactions (the primary's compaction child); closed at once when unused. */
   readonly folds: Folds;
@@ -31,7 +34,7 @@ export interface StorageInputs {
 }
 
 export async function openStorage(inputs: StorageInputs): Promise<Storage> {
-  const { config, jobs, rules, log, folds } = inputs;
+  const { config, jobs, rules, schedules, log, folds } = inputs;
   const db = config.database;
   if (inputs.cluster !== null) {
     folds.start(); // spawned now, while this heap is small
@@ -51,7 +54,7 @@ export async function openStorage(inputs: StorageInputs): Promise<Storage> {
       compressionIntervalSec: db.compression_interval,
       log: log.child({ component: 'logfile' }),
       folds,
-      onRecord: (rec) => applyRecord(jobs, rules, rec),
+      onRecord: (rec) => applyRecord(jobs, rules, rec, schedules),
     });
   } catch (err) {
     // A newer tickd's log is sound: a name of its own, so that neither a person nor a script

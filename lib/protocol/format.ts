@@ -17,6 +17,7 @@ import { formatRuleArgs, quoteArg, runnerTokens } from '../domain/arguments.ts';
 import type { StatValues } from '../domain/stat.ts';
 import { STAT_KEYS } from '../domain/stat.ts';
 import { internal, invalidArgs } from '../errors.ts';
+import { formatScheduleReply, scheduleLines } from './schedule-format.ts';
 
 export { formatRuleArgs, quoteArg, runnerTokens };
 
@@ -47,12 +48,17 @@ function ruleLines(rid: string, rules: readonly Rule[], terminal: boolean): stri
 }
 
 /**
- * The entry lines of one page of a listing (no terminal line): a streamed QUERY or LISTRULES
- * writes each page as it arrives and its `OK` (formatReply of a 'done' reply) after the last.
+ * The entry lines of one page of a listing (no terminal line): a streamed QUERY, LISTRULES or
+ * SCHEDULE LIST writes each page as it arrives and its `OK` (formatReply of a 'done' reply)
+ * after the last.
  */
-export function formatPageLines(requestId: string, page: Extract<Reply, { kind: 'jobs' | 'rules' }>): string {
+export function formatPageLines(requestId: string, page: Extract<Reply, { kind: 'jobs' | 'rules' | 'schedules' }>): string {
   const rid = oneLine(requestId);
-  return page.kind === 'jobs' ? jobLines(rid, page.jobs, false) : ruleLines(rid, page.rules, false);
+  switch (page.kind) {
+    case 'jobs': return jobLines(rid, page.jobs, false);
+    case 'rules': return ruleLines(rid, page.rules, false);
+    case 'schedules': return scheduleLines(rid, page.schedules, false);
+  }
 }
 
 function statLines(rid: string, stat: StatValues): string {
@@ -84,6 +90,11 @@ export function formatReply(requestId: string, reply: Reply): string {
       return ruleLines(rid, reply.rules, true);
     case 'stat':
       return statLines(rid, reply.stat);
+    case 'schedule':
+    case 'schedules':
+    case 'instants':
+    case 'occurrences':
+      return formatScheduleReply(rid, reply);
     case 'cluster':
     case 'activity':
     case 'metrics':

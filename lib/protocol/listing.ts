@@ -1,4 +1,4 @@
-// One streamed QUERY or LISTRULES on a TCP connection (lib/domain/page.ts): the primary answers
+// One streamed QUERY, LISTRULES or SCHEDULE LIST on a TCP connection (lib/domain/page.ts): the primary answers
 // a page at a time, and this holds the text of the page not yet written, the cursor of the
 // next one, and whether a page request is out. The session decides when to ask for the next
 // page (once this listing is at the head of the connection's output and the socket has taken
@@ -38,7 +38,7 @@ export class Listing {
   /** Takes a page (or an error) from the primary. */
   accept(reply: Reply): void {
     this.inFlight = false;
-    if (!reply.ok || (reply.kind !== 'jobs' && reply.kind !== 'rules')) {
+    if (!reply.ok || (reply.kind !== 'jobs' && reply.kind !== 'rules' && reply.kind !== 'schedules')) {
       // An error mid-listing ends it: the lines already written stay, the client sees ERROR.
       this.text += formatReply(this.rid, reply.ok ? internal() : reply);
       this.done = true;

@@ -10,7 +10,7 @@
 //   fewer than MAX_BACKLOG_BYTES written and not yet taken by the socket, and no listing
 //   streaming. Otherwise reading stops (transport.pause) and the unread lines stay in the
 //   framer (one read chunk at most) until replies come back or the socket drains.
-// - Listings (QUERY, LISTRULES) stream page by page (lib/protocol/listing.ts); the next page is
+// - Listings (QUERY, LISTRULES, SCHEDULE LIST) stream page by page (lib/protocol/listing.ts); the next page is
 //   asked for only when the listing is at the head of the output and the backlog is below
 //   PAGE_LOW_WATER. Lines after a listing wait until it ends, so one connection holds at most
 //   one page. The client sees the same lines and terminal OK as an unpaged answer.
@@ -60,6 +60,12 @@ export interface SessionOptions {
 const EMPTY = '';
 
 type Slot = string | undefined | Listing;
+
+/** The instruction as telemetry names it: `RULE SET`, `SCHEDULE LIST`, else its one word. */
+function instructionName(tokens: readonly string[]): string {
+  const word = tokens[1] ?? '';
+  return (word === 'RULE' || word === 'SCHEDULE') && tokens[2] !== undefined ? `${word} ${tokens[2]}` : word;
+}
 
 export class Session {
   private readonly opts: SessionOptions;
@@ -164,10 +170,10 @@ export class Session {
         return;
       case 'error':
         this.push(formatReply(parsed.rid, parsed.reply));
-        this.report(parsed.rid, tokens[1] ?? '', process.hrtime.bigint(), false);
+        this.report(parsed.rid, instructionName(tokens), process.hrtime.bigint(), false);
         return;
       case 'command':
-        return this.run(parsed.rid, tokens[1] === 'RULE' ? 'RULE SET' : tokens[1]!, parsed.cmd);
+        return this.run(parsed.rid, instructionName(tokens), parsed.cmd);
     }
   }
 
@@ -202,7 +208,7 @@ export class Session {
       this.report(rid, instruction, started, false);
       return;
     }
-    if (scoped.op === 'job.list' || scoped.op === 'rule.list') {
+    if (scoped.op === 'job.list' || scoped.op === 'rule.list' || scoped.op === 'schedule.list') {
       const listing = new Listing(rid, instruction, started, scoped);
       this.slots.push(listing);
       this.listing = listing;

@@ -18,6 +18,7 @@
 // - The outcome (lib/domain/attempt.ts): `delivered` once confirmed, else the broker's error
 //   (the channel's reason when there is one: 404 NOT_FOUND for a missing exchange), or no answer
 //   in time. Failures are logged at debug only: the engine logs the one warning of a failed job.
+import { parseOccurrenceId } from '../schedule/occurrence.ts';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { connect, type ChannelModel } from 'amqplib';
@@ -150,7 +151,7 @@ export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, sig
     const channel = await opening;
     if (channel.listenerCount('error') === 0) channel.on('error', recordChannelError);
     await new Promise<void>((resolve, reject) => {
-      channel.publish(spec.exchange, spec.routing_key, Buffer.from(exec.jobId, 'utf8'), { persistent: true }, (err: unknown) => {
+      channel.publish(spec.exchange, spec.routing_key, Buffer.from(exec.jobId, 'utf8'), { persistent: true, headers: occurrenceHeaders(exec.jobId) }, (err: unknown) => {
         if (err) reject(err instanceof Error ? err : new Error(String(err)));
         else resolve();
       });
@@ -178,4 +179,10 @@ export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, sig
     if (reason === 'timeout') ctx.log.debug({ dsn: where, timeoutMs: 2 * ctx.timeoutMs }, 'amqp runner timed out');
     if (model) destroyConnection(model);
   });
+}
+
+/** A schedule's occurrence tells which and its nominal time (tickd-protocol(7) SCHEDULES); other jobs send no headers. */
+function occurrenceHeaders(jobId: string): Record<string, string> | undefined {
+  const occurrence = parseOccurrenceId(jobId);
+  return occurrence === null ? undefined : { 'tickd-schedule': occurrence.schedule, 'tickd-nominal-time': occurrence.nominal.toString() };
 }

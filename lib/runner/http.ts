@@ -22,6 +22,7 @@
 //   accepts and never answers, or trickles, frees the slot.
 // - The outcome is decided at the response headers; the body is drained (bounded by the read
 //   timeout and MAX_DRAIN_BYTES) only so keep-alive sockets can be reused, and never buffered.
+import { parseOccurrenceId } from '../schedule/occurrence.ts';
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
@@ -125,6 +126,11 @@ export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, sig
     const deadline = setTimeout(() => fail(`no response within ${2 * t} ms`), 2 * t);
     try {
       const headers: Record<string, string | number> = { 'user-agent': 'tickd' };
+      const occurrence = parseOccurrenceId(exec.jobId);
+      if (occurrence !== null) {
+        headers['tickd-schedule'] = occurrence.schedule;
+        headers['tickd-nominal-time'] = occurrence.nominal.toString();
+      }
       if (body !== null) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = Buffer.byteLength(body);

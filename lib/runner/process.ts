@@ -2,7 +2,8 @@
 //
 // Invariants:
 // - argv[0] is executed directly (no shell here); the environment is ours plus TICKD_JOB_ID and
-//   TICKD_JOB_EXECUTION (nanoseconds, decimal); stdin is /dev/null.
+//   TICKD_JOB_EXECUTION (nanoseconds, decimal), and for a schedule's occurrence TICKD_SCHEDULE
+//   and TICKD_NOMINAL_NS (lib/schedule/occurrence.ts); stdin is /dev/null.
 // - stderr is always read continuously, so the child never blocks on a full pipe, and its last
 //   bytes are the outcome's stderr tail (MAX_OUTCOME_TEXT_BYTES, doc/execution.md "The attempt
 //   record"). stdout is read the same way only with debug logging; otherwise it goes to
@@ -15,6 +16,7 @@
 //   CLOSE_WAIT_MS after 'exit' if a grandchild keeps the pipe open: such a grandchild delays
 //   the outcome by that much at most. The pipes are still drained until they close, and the
 //   tails are logged then.
+import { parseOccurrenceId } from '../schedule/occurrence.ts';
 import { spawn } from 'node:child_process';
 import { clipHead, clipTail, MAX_OUTCOME_TEXT_BYTES, type AttemptOutcome } from '../domain/attempt.ts';
 import type { Logger } from '../log.ts';
@@ -63,7 +65,17 @@ export class OutputTail {
 }
 
 function childEnv(exec: Execution): NodeJS.ProcessEnv {
-  return { ...process.env, TICKD_JOB_ID: exec.jobId, TICKD_JOB_EXECUTION: exec.execution.toString() };
+  const env: NodeJS.ProcessEnv = { ...process.env, TICKD_JOB_ID: exec.jobId, TICKD_JOB_EXECUTION: exec.execution.toString() };
+  // An occurrence of a schedule (tickd-protocol(7) SCHEDULES) says which, and its nominal time.
+  const occurrence = parseOccurrenceId(exec.jobId);
+  if (occurrence !== null) {
+    env['TICKD_SCHEDULE'] = occurrence.schedule;
+    env['TICKD_NOMINAL_NS'] = occurrence.nominal.toString();
+  } else {
+    delete env['TICKD_SCHEDULE'];
+    delete env['TICKD_NOMINAL_NS'];
+  }
+  return env;
 }
 
 export function runProcess(argv: readonly string[], exec: Execution, log: Logger, signal: AbortSignal): Promise<AttemptOutcome> {

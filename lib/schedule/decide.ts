@@ -16,7 +16,7 @@
 //   decided, and nothing is recorded for what would have followed.
 import { jitterOf } from './occurrence.ts';
 import type { Calendar } from './calendar.ts';
-import type { Schedule } from './spec.ts';
+import type { Schedule, SkipReason } from '../domain/schedule.ts';
 
 /** How late an occurrence may be decided and still count as on time. */
 export const MISSED_AFTER_NS = 1_000_000_000n;
@@ -25,7 +25,7 @@ const COUNT_CAP = 10_000;
 /** Occurrences fired by one call at most: `all` after a long stop catches up over several. */
 export const MAX_FIRES = 1_000;
 
-export type SkipReason = 'missed' | 'overlap';
+export type { SkipReason };
 
 export type Decision =
   /** Fire the occurrence at `nominal` as a job due at `at` (nominal plus its jitter); `held` until the running one ends. */
@@ -79,8 +79,11 @@ export function decide(s: Schedule, cal: Calendar, p: Progress, nowNs: bigint, b
   };
 
   if (over()) return { decisions: out, progress: p };
-  // Missed: nominal times before now - MISSED_AFTER_NS.
-  const lastMissed = cal.atOrBefore(minBig(nowNs - MISSED_AFTER_NS - 1n, upTo));
+  // Missed: nominal times before now - MISSED_AFTER_NS. The common case, the next one on
+  // time, is told by one step forward: looking back (atOrBefore) costs more.
+  const first = cal.after(decided);
+  const missedBefore = minBig(nowNs - MISSED_AFTER_NS - 1n, upTo);
+  const lastMissed = first === null || first > missedBefore ? null : cal.atOrBefore(missedBefore);
   if (lastMissed !== null && lastMissed > decided) {
     const onTimeToo = (() => {
       const next = cal.after(lastMissed);

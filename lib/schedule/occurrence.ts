@@ -30,3 +30,29 @@ export function jitterOf(id: string, nominalNs: bigint, jitterNs: bigint): bigin
   const digest = createHash('sha256').update(`${id}\0${nominalNs}`).digest();
   return digest.readBigUInt64BE(0) % (jitterNs + 1n);
 }
+
+/** What a manual run's job identifier has between the separator and the instant it was asked for. */
+export const MANUAL_MARK = 'manual-';
+
+/** The job identifier of a manual run (run now) of schedule `id` asked for at `atNs`. */
+export function manualId(id: string, atNs: bigint): string {
+  return `${id}${OCCURRENCE_SEPARATOR}${MANUAL_MARK}${formatIso(atNs).replace(/[-:]/g, '')}`;
+}
+
+const SUFFIX = /^(manual-)?(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\.\d{1,9})?Z$/;
+
+/**
+ * The schedule and nominal time a job identifier of either form above names, or null when it
+ * has neither form. Any job so named reads as an occurrence (tickd-protocol(7) SCHEDULES): its
+ * runner is told the schedule and the time.
+ */
+export function parseOccurrenceId(jobId: string): { readonly schedule: string; readonly nominal: bigint; readonly manual: boolean } | null {
+  const sep = jobId.lastIndexOf(OCCURRENCE_SEPARATOR);
+  if (sep <= 0) return null;
+  const m = SUFFIX.exec(jobId.slice(sep + 1));
+  if (m === null) return null;
+  const ms = Date.UTC(Number(m[2]), Number(m[3]) - 1, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7]));
+  if (Number.isNaN(ms)) return null;
+  const fraction = m[8] === undefined ? 0n : BigInt(m[8].slice(1).padEnd(9, '0'));
+  return { schedule: jobId.slice(0, sep), nominal: BigInt(ms) * 1_000_000n + fraction, manual: m[1] !== undefined };
+}

@@ -7,30 +7,17 @@
 // Nothing here knows of the engine, the log or time now.
 import { validateIdentifier } from '../domain/identifier.ts';
 import { parseTimestampToken } from '../domain/time.ts';
-import { cronError, type Timing } from './calendar.ts';
+import { cronError } from './calendar.ts';
+import { DEFAULT_KEEP, MAX_KEEP, type Schedule } from '../domain/schedule.ts';
 import { DURATION_FORM, parseDurationNs } from '../domain/duration.ts';
 
-export type MissedPolicy = 'skip' | 'once' | 'all';
-export type OverlapPolicy = 'allow' | 'skip' | 'queue';
-
-export interface Schedule extends Timing {
-  readonly id: string;
-  /** How many occurrences run at most (skipped ones do not count). */
-  readonly limit: number | null;
-  /** Each occurrence fires up to this much after its nominal time (derived, never rolled again). */
-  readonly jitter: bigint;
-  readonly missed: MissedPolicy;
-  /** How far back `missed: all` runs what was missed; older ones are skipped. */
-  readonly catchup: bigint;
-  readonly overlap: OverlapPolicy;
-  readonly paused: boolean;
-}
+export type { MissedPolicy, OverlapPolicy, Schedule } from '../domain/schedule.ts';
 
 const NS_PER_MS = 1_000_000n;
 const HOUR = 3_600_000_000_000n;
 const DAY = 24n * HOUR;
 export const SCHEDULE_DEFAULTS = {
-  tz: 'UTC', jitter: 0n, missed: 'once', catchup: HOUR, overlap: 'allow', paused: false,
+  tz: 'UTC', jitter: 0n, missed: 'once', catchup: HOUR, overlap: 'allow', paused: false, keep: DEFAULT_KEEP,
 } as const satisfies Partial<Schedule>;
 /** Room left in an identifier for what an occurrence's job identifier adds (occurrence.ts). */
 export const MAX_SCHEDULE_ID_BYTES = 990;
@@ -39,7 +26,7 @@ const MAX_EVERY = 366n * DAY;
 const MAX_JITTER = DAY;
 const MAX_CATCHUP = 366n * DAY;
 const MAX_LIMIT = 2 ** 31 - 1;
-export const FIELDS = ['cron', 'every', 'tz', 'start', 'end', 'limit', 'jitter', 'missed', 'catchup', 'overlap', 'paused'] as const;
+export const FIELDS = ['cron', 'every', 'tz', 'start', 'end', 'limit', 'jitter', 'missed', 'catchup', 'overlap', 'paused', 'keep'] as const;
 
 export type ScheduleResult = { readonly schedule: Schedule } | { readonly field: string; readonly error: string };
 
@@ -105,7 +92,14 @@ export function readSchedule(id: string, fields: Readonly<Record<string, unknown
   const paused = has('paused') ? flag(fields['paused']) : SCHEDULE_DEFAULTS.paused;
   if (paused === null) return refuse('paused', 'must be true or false');
 
-  return { schedule: { id, cron, every, tz: tz as string, start, end, limit, jitter, missed, catchup, overlap, paused } };
+  let keep: number = SCHEDULE_DEFAULTS.keep;
+  if (has('keep')) {
+    const n = typeof fields['keep'] === 'string' && /^[0-9]{1,4}$/.test(fields['keep']) ? Number(fields['keep']) : fields['keep'];
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_KEEP) return refuse('keep', `must be an integer from 0 to ${MAX_KEEP}`);
+    keep = n;
+  }
+
+  return { schedule: { id, cron, every, tz: tz as string, start, end, limit, jitter, missed, catchup, overlap, paused, keep } };
 }
 
 /** null for an IANA zone name the runtime's zone database knows, else why not. */

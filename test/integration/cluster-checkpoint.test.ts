@@ -39,7 +39,7 @@ async function replayed(nc: NatsConnection, jsm: JetStreamManager, restart?: () 
   const r = await replayStream(nc, jsm, subjects, testTrust(), (rec) => {
     if (rec.t === 'job') state.set(`j:${rec.job.id}`, `${rec.job.execution} ${rec.job.status}`);
     else if (rec.t === 'rule') state.set(`r:${rec.rule.id}`, rec.rule.pattern);
-    else if (rec.t !== 'format') state.delete(`${rec.t === 'job.removed' ? 'j' : 'r'}:${rec.id}`);
+    else if (rec.t === 'job.removed' || rec.t === 'rule.removed') state.delete(`${rec.t === 'job.removed' ? 'j' : 'r'}:${rec.id}`);
   }, () => { state.clear(); restart?.(); });
   return { state, checkpointSeq: r.checkpointSeq, records: r.records };
 }

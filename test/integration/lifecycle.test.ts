@@ -13,11 +13,11 @@ import { STAT_KEYS } from '../../lib/domain/stat.ts';
 describe('tickd lifecycle', function () {
   this.timeout(30000);
 
-  it('--version prints the package version', async () => {
+  it('--version prints the package version and the time zone database schedules use', async () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     const r = await runTickd(['--version']);
     expect(r.code).to.equal(0);
-    expect(r.stdout).to.equal(`tickd ${pkg.version}\n`);
+    expect(r.stdout).to.equal(`tickd ${pkg.version} (time zone database ${process.versions.tz})\n`);
   });
 
   it('--help prints usage and exits 0; an unknown flag exits 2 with usage', async () => {

@@ -128,7 +128,7 @@ describe('npm package', function () {
   });
 
   it('runs on Node 24: --version, and --check on the shipped sample through its #! line', () => {
-    expect(run(NODE24, [bin, '--version'])).to.deep.equal({ code: 0, stdout: `tickd ${PKG.version}\n`, stderr: '' });
+    expect(run(NODE24, [bin, '--version'])).to.deep.equal({ code: 0, stdout: `tickd ${PKG.version} (time zone database ${process.versions.tz})\n`, stderr: '' });
     const env = cleanEnv({ PATH: `${dirname(NODE24)}${delimiter}${process.env['PATH'] ?? ''}` });
     expect(run(bin, ['--check', '-c', join(pkgDir, 'etc', 'tickd.toml')], { env })).to.deep.equal({ code: 0, stdout: 'configuration ok\n', stderr: '' });
   });

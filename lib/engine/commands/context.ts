@@ -6,6 +6,7 @@ import type { Command, Reply } from '../../domain/command.ts';
 import type { StatValues } from '../../domain/stat.ts';
 import type { LastAttempts } from '../../store/attempts.ts';
 import type { Changes, ReadonlyJobs, ReadonlyRules } from '../changes.ts';
+import type { Scheduling } from '../scheduling.ts';
 
 export interface EngineContext {
   readonly changes: Changes;
@@ -15,6 +16,8 @@ export interface EngineContext {
   readonly attempts: LastAttempts;
   /** GET /activity: the window ending now. */
   readonly activity: () => ActivityView;
+  /** Schedules; null where there are none (cluster mode, for now). */
+  readonly scheduling: Scheduling | null;
 }
 
 export type Handler<Op extends Command['op']> = (ctx: EngineContext, cmd: Extract<Command, { op: Op }>) => Reply;

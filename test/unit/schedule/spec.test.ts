@@ -17,7 +17,7 @@ describe('schedule fields', () => {
   it('fills in every default', () => {
     expect(ok({ cron: '30 2 * * *' })).to.deep.equal({
       id: 'nightly.backup', cron: '30 2 * * *', every: null, tz: 'UTC', start: null, end: null, limit: null,
-      jitter: 0n, missed: 'once', catchup: 3600n * S, overlap: 'allow', paused: false,
+      jitter: 0n, missed: 'once', catchup: 3600n * S, overlap: 'allow', paused: false, keep: 10,
     });
     expect(SCHEDULE_DEFAULTS.missed).to.equal('once');
   });
@@ -50,6 +50,8 @@ describe('schedule fields', () => {
     expect(refused({ cron: '* * * * *', missed: 'later' })).to.match(/^missed: must be skip, once or all/);
     expect(refused({ cron: '* * * * *', overlap: 'maybe' })).to.match(/^overlap: must be allow, skip or queue/);
     expect(refused({ cron: '* * * * *', paused: 'yes' })).to.match(/^paused: must be true or false/);
+    expect(refused({ cron: '* * * * *', keep: -1 })).to.match(/^keep: must be an integer from 0 to 1000/);
+    expect(refused({ cron: '* * * * *', keep: '1001' })).to.match(/^keep: /);
     expect(refused({ cron: '* * * * *', color: 'red' })).to.match(/^color: unknown field/);
     expect(refused({ cron: '* * * * *' }, 'bad id')).to.match(/^id: schedule identifier contains invalid character space/);
     expect(refused({ cron: '* * * * *' }, 'x'.repeat(991))).to.match(/^id: schedule identifier too long \(max 990/);

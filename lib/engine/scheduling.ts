@@ -1,0 +1,270 @@
+// Where schedules become occurrence jobs (tickd-protocol(7) SCHEDULES; the pure rules are
+// lib/schedule/decide.ts's). The tick asks, for each schedule whose due time has come, what
+// happens to its nominal times up to the next one, and writes the answer before acting on it:
+// the occurrence jobs first, then the schedule's new state with how far it is decided, both
+// through Changes in the same commit. A replay, a restart or a compaction therefore finds
+// every nominal time either decided (a job, or a skip in the state) or not, never half; and
+// one decided is never decided again, as `decided` only grows (a job already there for an
+// occurrence, as a torn group can leave, is taken as it is).
+//
+// Deciding ahead: with overlap `allow` a schedule is decided up to DECIDE_LEAD_MAX_NS before
+// its next nominal time (spread by a hash of its identifier, never more than half its period),
+// so that 100 000 schedules due at the top of a minute are decided over the seconds before it
+// and their jobs then fire through the job heap like any other. With `skip` or `queue` whether
+// one still runs is only known at the nominal time: those are decided then.
+//
+// Retention: each time a schedule is decided, its occurrence jobs beyond `keep` of each
+// outcome (executed, failed) are removed, oldest first, and its history forgets them; manual
+// runs are counted apart, with the same `keep`.
+import { createHash } from 'node:crypto';
+import type { Schedule, ScheduleState, SkipEntry } from '../domain/schedule.ts';
+import { SKIPS_KEPT } from '../domain/schedule.ts';
+import { Calendar } from '../schedule/calendar.ts';
+import { decide, type Busy } from '../schedule/decide.ts';
+import { manualId, occurrenceId } from '../schedule/occurrence.ts';
+import type { ScheduleStore } from '../store/schedules.ts';
+import type { Changes, ReadonlyJobs } from './changes.ts';
+
+/** The most a schedule is decided before its next nominal time. */
+export const DECIDE_LEAD_MAX_NS = 10_000_000_000n;
+/** Schedules decided per tick at most, and the time one tick may spend deciding. */
+const DECIDE_SLICE = 256;
+const DECIDE_SLICE_MS = 2;
+/** A croner calendar holds ~80 KB: a few, for the schedules asked about again and again. */
+const CALENDARS_KEPT = 64;
+
+export class Scheduling {
+  private readonly changes: Changes;
+  private readonly jobs: ReadonlyJobs;
+  private readonly store: ScheduleStore;
+  /** Schedules holding an occurrence back until the running one ends (overlap `queue`). */
+  private readonly holding = new Set<string>();
+  /** Calendars of the schedules used last: a croner parse costs ~50 µs, and each calendar keeps its last answers. */
+  private readonly calendars = new Map<Schedule, Calendar>();
+
+  constructor(changes: Changes, jobs: ReadonlyJobs, store: ScheduleStore) {
+    this.changes = changes;
+    this.jobs = jobs;
+    this.store = store;
+    changes.onScheduleRestored = (id) => {
+      const s = store.get(id);
+      if (s !== undefined) this.arm(s);
+    };
+  }
+
+  get schedules(): ScheduleStore {
+    return this.store;
+  }
+
+  /** After a replay: every schedule armed at its due time (a past one is decided at the first tick). */
+  armAll(): void {
+    for (const s of this.store.all()) this.arm(s);
+  }
+
+  /** Decides a slice of the schedules due at `nowNs`; true when more are due than one slice took. */
+  step(nowNs: bigint): boolean {
+    this.release(nowNs);
+    const due = this.store.nextDue();
+    if (due === undefined || due > nowNs) return false;
+    const started = performance.now();
+    let n = 0;
+    for (const id of this.store.takeDue(nowNs, DECIDE_SLICE)) {
+      this.decideOne(id, nowNs);
+      if (++n % 16 === 0 && performance.now() - started > DECIDE_SLICE_MS) break;
+    }
+    const after = this.store.nextDue();
+    return after !== undefined && after <= nowNs;
+  }
+
+  /** Creates or replaces a schedule: a replaced one keeps how far it is decided, less what was decided ahead. */
+  set(schedule: Schedule, nowNs: bigint): ScheduleState {
+    const prev = this.store.get(schedule.id);
+    const state: ScheduleState = prev === undefined
+      ? { schedule, decided: nowNs, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [] }
+      : { ...this.retract(prev, nowNs), schedule };
+    return this.save(state);
+  }
+
+  pause(id: string, paused: boolean, nowNs: bigint): ScheduleState | undefined {
+    const prev = this.store.get(id);
+    if (prev === undefined) return undefined;
+    if (prev.schedule.paused === paused) return prev;
+    const base = paused ? this.retract(prev, nowNs) : prev;
+    return this.save({ ...base, schedule: { ...prev.schedule, paused } });
+  }
+
+  /** Run now: an extra occurrence, due at once; returns its job identifier. */
+  run(id: string, nowNs: bigint): { state: ScheduleState; job: string } | undefined {
+    const prev = this.store.get(id);
+    if (prev === undefined) return undefined;
+    const job = manualId(id, nowNs);
+    this.changes.putJob({ id: job, execution: nowNs, status: 'planned' });
+    return { state: this.save({ ...prev, manual: [...prev.manual, nowNs] }), job };
+  }
+
+  /** Removes a schedule and those of its occurrence jobs that have not fired; fired ones stay, as ordinary jobs. */
+  remove(id: string): boolean {
+    const prev = this.store.get(id);
+    if (prev === undefined) return false;
+    for (const nominal of prev.fires) this.dropPlanned(occurrenceId(id, nominal));
+    for (const at of prev.manual) this.dropPlanned(manualId(id, at));
+    this.holding.delete(id);
+    this.changes.deleteSchedule(id);
+    return true;
+  }
+
+  /** The next nominal time that will run: a planned occurrence's, else the calendar's. */
+  next(state: ScheduleState): bigint | null {
+    const s = state.schedule;
+    let planned: bigint | null = null;
+    for (const nominal of state.fires) {
+      if (this.jobs.get(occurrenceId(s.id, nominal))?.status === 'planned' && (planned === null || nominal < planned)) planned = nominal;
+    }
+    if (planned !== null) return planned;
+    if (state.held !== null) return state.held;
+    return this.store.armedFor(s.id);
+  }
+
+  private calendar(s: Schedule): Calendar {
+    let cal = this.calendars.get(s);
+    if (cal !== undefined) {
+      this.calendars.delete(s); // to the end: the map's order is the order of use
+    } else {
+      cal = new Calendar(s);
+      if (this.calendars.size >= CALENDARS_KEPT) this.calendars.delete(this.calendars.keys().next().value!);
+    }
+    this.calendars.set(s, cal);
+    return cal;
+  }
+
+  private decideOne(id: string, nowNs: bigint): void {
+    const state = this.store.get(id);
+    if (state === undefined || state.schedule.paused) return;
+    const s = state.schedule;
+    const cal = this.calendar(s);
+    // The nominal time it was armed for is the calendar's answer after `decided`: not asked again.
+    const armedFor = this.store.armedFor(id);
+    if (armedFor !== null) cal.knows(state.decided, armedFor);
+    const n = cal.after(state.decided);
+    const upTo = n !== null && n > nowNs ? n : nowNs;
+    const { decisions, progress } = decide(s, cal, { decided: state.decided, fired: state.fired }, nowNs, this.busy(state), upTo);
+    if (decisions.length === 0 && progress.decided === state.decided) {
+      this.arm(state);
+      return;
+    }
+    const fires = [...state.fires];
+    const skips: SkipEntry[] = [...state.skips];
+    let { skippedMissed, skippedOverlap, held } = state;
+    for (const d of decisions) {
+      if (d.t === 'skip') {
+        skips.push({ reason: d.reason, from: d.from, to: d.to, count: d.count });
+        if (d.reason === 'missed') skippedMissed += d.count;
+        else skippedOverlap += d.count;
+      } else if (d.held) {
+        held = d.nominal;
+        this.holding.add(id);
+      } else {
+        const job = occurrenceId(id, d.nominal);
+        if (this.jobs.get(job) === undefined) this.changes.putJob({ id: job, execution: d.at, status: 'planned' });
+        fires.push(d.nominal);
+      }
+    }
+    if (skips.length > SKIPS_KEPT) skips.splice(0, skips.length - SKIPS_KEPT);
+    this.save({ ...this.prune({ ...state, fires }), decided: progress.decided, fired: progress.fired, skippedMissed, skippedOverlap, held, skips });
+  }
+
+  /** What of the schedule is not over yet: its latest occurrence still to run or running, one held. */
+  private busy(state: ScheduleState): Busy {
+    const last = state.fires[state.fires.length - 1];
+    const status = last === undefined ? undefined : this.jobs.get(occurrenceId(state.schedule.id, last))?.status;
+    return { running: state.held !== null || status === 'planned' || status === 'triggered', held: state.held !== null };
+  }
+
+  /** Held occurrences whose predecessor has ended become jobs, due now. */
+  private release(nowNs: bigint): void {
+    if (this.holding.size === 0) return;
+    for (const id of this.holding) {
+      const state = this.store.get(id);
+      if (state === undefined || state.held === null) {
+        this.holding.delete(id);
+        continue;
+      }
+      if (this.busy({ ...state, held: null }).running) continue;
+      this.holding.delete(id);
+      const job = occurrenceId(id, state.held);
+      if (this.jobs.get(job) === undefined) this.changes.putJob({ id: job, execution: nowNs, status: 'planned' });
+      this.save({ ...state, held: null, fires: [...state.fires, state.held] });
+    }
+  }
+
+  /** Planned occurrences after `nowNs` are taken back (their jobs removed) and undecided again. */
+  private retract(state: ScheduleState, nowNs: bigint): ScheduleState {
+    const id = state.schedule.id;
+    const fires = state.fires.filter((nominal) => nominal <= nowNs || !this.dropPlanned(occurrenceId(id, nominal)));
+    const held = state.held !== null && state.held > nowNs ? null : state.held;
+    return { ...state, fires, held, decided: state.decided < nowNs ? state.decided : nowNs };
+  }
+
+  /** Removes job `id` if it is still planned; true when it did. */
+  private dropPlanned(id: string): boolean {
+    if (this.jobs.get(id)?.status !== 'planned') return false;
+    this.changes.deleteJob(id);
+    return true;
+  }
+
+  /** Occurrence jobs beyond `keep` of each outcome removed, newest kept; gone ones forgotten. */
+  private prune(state: ScheduleState): ScheduleState {
+    const { id, keep } = state.schedule;
+    // Scheduled occurrences and manual runs are kept apart: a run now is not pushed out by the schedule's own.
+    const keepOf = (list: readonly bigint[], jobOf: (t: bigint) => string): bigint[] => {
+      const counts = { executed: 0, failed: 0 };
+      const kept: bigint[] = [];
+      for (let i = list.length - 1; i >= 0; i--) {
+        const jobId = jobOf(list[i]!);
+        const status = this.jobs.get(jobId)?.status;
+        if (status === undefined) continue;
+        if (status === 'executed' || status === 'failed') {
+          if (++counts[status] > keep) {
+            this.changes.deleteJob(jobId);
+            continue;
+          }
+        }
+        kept.push(list[i]!);
+      }
+      return kept.reverse();
+    };
+    const fires = keepOf(state.fires, (t) => occurrenceId(id, t));
+    const manual = keepOf(state.manual, (t) => manualId(id, t));
+    return { ...state, fires, manual };
+  }
+
+  private save(state: ScheduleState): ScheduleState {
+    this.changes.putSchedule(state);
+    if (state.held !== null) this.holding.add(state.schedule.id);
+    this.arm(state);
+    return state;
+  }
+
+  /** Arms the schedule at the instant it must next be decided, or disarms it (paused, over). */
+  private arm(state: ScheduleState): void {
+    const s = state.schedule;
+    if (s.paused || (s.limit !== null && state.fired >= s.limit)) {
+      this.store.arm(s.id, null);
+      return;
+    }
+    const n = this.calendar(s).after(state.decided);
+    if (n === null) {
+      this.store.arm(s.id, null);
+      return;
+    }
+    this.store.arm(s.id, s.overlap === 'allow' ? n - leadOf(s.id, n - state.decided) : n, n);
+  }
+}
+
+/** How long before a nominal time `gap` after the last decided one the schedule is decided: spread by its identifier. */
+function leadOf(id: string, gap: bigint): bigint {
+  const spread = createHash('sha256').update(id).digest().readUInt32BE(0);
+  const lead = 1_000_000_000n + (BigInt(spread) * (DECIDE_LEAD_MAX_NS - 1_000_000_000n)) / 0xffffffffn;
+  const half = gap / 2n;
+  return lead < half ? lead : half;
+}

@@ -1,0 +1,172 @@
+// The body of a schedule record (doc/logfile-format.md, Extension records: type 5, needs 3):
+// a schedule's whole state, as lib/domain/schedule.ts ScheduleState says. codec.ts frames it
+// (type byte, needs) and calls here for the body; this file is the body's layout alone.
+//
+//   body  = id:str  timing  tz:str  flags:u8  [start:i64] [end:i64] [limit:u32]
+//           jitter:i64 catchup:i64 missed:u8 overlap:u8 keep:u16
+//           decided:i64 fired:u32 skipped_missed:u32 skipped_overlap:u32 [held:i64]
+//           n:u16 fire:i64*n  m:u16 manual:i64*m  k:u8 skip*k
+//   timing = 0x00 cron:str | 0x01 every:i64
+//   flags  = bit 0 start, bit 1 end, bit 2 limit, bit 3 held, bit 4 paused (others 0)
+//   skip   = reason:u8 (0 missed, 1 overlap) from:i64 to:i64 count:u32
+//   missed = 0 skip, 1 once, 2 all;  overlap = 0 allow, 1 skip, 2 queue
+//
+// Counters beyond u32 are stored as 2^32 - 1 (a count of skips that large says enough). The
+// decoder is as strict as the rest: every byte used, every enumeration and flag known, and
+// what readSchedule would refuse (no timing, an unknown policy) is damage.
+import type { MissedPolicy, OverlapPolicy, ScheduleState, SkipEntry, SkipReason } from '../domain/schedule.ts';
+import { MAX_STRING_BYTES } from '../domain/limits.ts';
+import { RecordEncodeError } from './codec-errors.ts';
+
+const MISSED: readonly MissedPolicy[] = ['skip', 'once', 'all'];
+const OVERLAP: readonly OverlapPolicy[] = ['allow', 'skip', 'queue'];
+const REASONS: readonly SkipReason[] = ['missed', 'overlap'];
+const F_START = 1;
+const F_END = 2;
+const F_LIMIT = 4;
+const F_HELD = 8;
+const F_PAUSED = 16;
+const U32_MAX = 0xffffffff;
+const MAX_LIST = 0xffff;
+
+class Writer {
+  readonly parts: Buffer[] = [];
+  u8(v: number): void { this.parts.push(Buffer.of(v)); }
+  u16(v: number): void { const b = Buffer.allocUnsafe(2); b.writeUInt16BE(v); this.parts.push(b); }
+  u32(v: number): void { const b = Buffer.allocUnsafe(4); b.writeUInt32BE(Math.min(U32_MAX, Math.max(0, v))); this.parts.push(b); }
+  i64(v: bigint): void {
+    const b = Buffer.allocUnsafe(8);
+    try {
+      b.writeBigInt64BE(v);
+    } catch {
+      throw new RecordEncodeError('execution_out_of_range', `schedule instant ${v} is outside the signed 64-bit range`);
+    }
+    this.parts.push(b);
+  }
+  str(s: string, what: string): void {
+    const bytes = Buffer.from(s, 'utf8');
+    if (bytes.length > MAX_STRING_BYTES) throw new RecordEncodeError('string_too_long', `${what} is ${bytes.length} bytes; the logfile holds at most ${MAX_STRING_BYTES}`);
+    this.u16(bytes.length);
+    this.parts.push(bytes);
+  }
+  list(items: readonly bigint[], what: string): void {
+    if (items.length > MAX_LIST) throw new RecordEncodeError('list_too_long', `${what} has ${items.length} items; the logfile holds at most ${MAX_LIST}`);
+    this.u16(items.length);
+    for (const v of items) this.i64(v);
+  }
+}
+
+/** The body bytes of a schedule record; throws RecordEncodeError when it cannot be stored. */
+export function encodeScheduleBody(st: ScheduleState): Buffer {
+  const s = st.schedule;
+  const w = new Writer();
+  w.str(s.id, 'schedule identifier');
+  if (s.cron !== null) {
+    w.u8(0);
+    w.str(s.cron, 'cron expression');
+  } else {
+    w.u8(1);
+    w.i64(s.every!);
+  }
+  w.str(s.tz, 'time zone');
+  w.u8((s.start !== null ? F_START : 0) | (s.end !== null ? F_END : 0) | (s.limit !== null ? F_LIMIT : 0) | (st.held !== null ? F_HELD : 0) | (s.paused ? F_PAUSED : 0));
+  if (s.start !== null) w.i64(s.start);
+  if (s.end !== null) w.i64(s.end);
+  if (s.limit !== null) w.u32(s.limit);
+  w.i64(s.jitter);
+  w.i64(s.catchup);
+  w.u8(MISSED.indexOf(s.missed));
+  w.u8(OVERLAP.indexOf(s.overlap));
+  w.u16(s.keep);
+  w.i64(st.decided);
+  w.u32(st.fired);
+  w.u32(st.skippedMissed);
+  w.u32(st.skippedOverlap);
+  if (st.held !== null) w.i64(st.held);
+  w.list(st.fires, 'schedule fires');
+  w.list(st.manual, 'schedule manual runs');
+  if (st.skips.length > 0xff) throw new RecordEncodeError('list_too_long', `schedule skips has ${st.skips.length} items; at most 255`);
+  w.u8(st.skips.length);
+  for (const k of st.skips) {
+    w.u8(REASONS.indexOf(k.reason));
+    w.i64(k.from);
+    w.i64(k.to);
+    w.u32(k.count);
+  }
+  return Buffer.concat(w.parts);
+}
+
+/** Why a body does not decode, and where (an index into the buffer handed in). */
+export class BodyError extends Error {
+  readonly at: number;
+  constructor(at: number, reason: string) {
+    super(reason);
+    this.at = at;
+  }
+}
+
+/** The schedule state in buf[start, end); throws BodyError unless every byte is used as the layout says. */
+export function decodeScheduleBody(buf: Buffer, from: number, stop: number): ScheduleState {
+  let p = from;
+  const need = (n: number, what: string): void => {
+    if (p + n > stop) throw new BodyError(p, `${what} runs past the end of the record`);
+  };
+  const u8 = (what: string): number => { need(1, what); return buf[p++]!; };
+  const u16 = (what: string): number => { need(2, what); const v = buf.readUInt16BE(p); p += 2; return v; };
+  const u32 = (what: string): number => { need(4, what); const v = buf.readUInt32BE(p); p += 4; return v; };
+  const i64 = (what: string): bigint => { need(8, what); const v = buf.readBigInt64BE(p); p += 8; return v; };
+  const str = (what: string): string => {
+    const len = u16(`length of ${what}`);
+    need(len, what);
+    const bytes = buf.subarray(p, p + len);
+    const s = bytes.toString('utf8');
+    if (Buffer.byteLength(s) !== len) throw new BodyError(p, `${what} is not valid UTF-8`);
+    p += len;
+    return s;
+  };
+  const oneOf = <T>(values: readonly T[], what: string): T => {
+    const at = p;
+    const v = values[u8(what)];
+    if (v === undefined) throw new BodyError(at, `unknown ${what} byte ${buf[at]}`);
+    return v;
+  };
+  const id = str('schedule identifier');
+  const timingAt = p;
+  const timing = u8('schedule timing');
+  if (timing > 1) throw new BodyError(timingAt, `unknown schedule timing byte ${timing}`);
+  const cron = timing === 0 ? str('cron expression') : null;
+  const every = timing === 1 ? i64('every') : null;
+  const tz = str('time zone');
+  const flagsAt = p;
+  const flags = u8('schedule flags');
+  if ((flags & ~(F_START | F_END | F_LIMIT | F_HELD | F_PAUSED)) !== 0) throw new BodyError(flagsAt, `unknown schedule flags ${flags}`);
+  const start = flags & F_START ? i64('start') : null;
+  const end_ = flags & F_END ? i64('end') : null;
+  const limit = flags & F_LIMIT ? u32('limit') : null;
+  const jitter = i64('jitter');
+  const catchup = i64('catchup');
+  const missed = oneOf(MISSED, 'missed policy');
+  const overlap = oneOf(OVERLAP, 'overlap policy');
+  const keep = u16('keep');
+  const decided = i64('decided');
+  const fired = u32('fired');
+  const skippedMissed = u32('skipped missed');
+  const skippedOverlap = u32('skipped overlap');
+  const held = flags & F_HELD ? i64('held') : null;
+  const times = (what: string): bigint[] => {
+    const n = u16(`count of ${what}`);
+    const out = new Array<bigint>(n);
+    for (let i = 0; i < n; i++) out[i] = i64(what);
+    return out;
+  };
+  const fires = times('schedule fires');
+  const manual = times('schedule manual runs');
+  const k = u8('count of schedule skips');
+  const skips: SkipEntry[] = [];
+  for (let i = 0; i < k; i++) skips.push({ reason: oneOf(REASONS, 'skip reason'), from: i64('skip from'), to: i64('skip to'), count: u32('skip count') });
+  if (p !== stop) throw new BodyError(p, `${stop - p} trailing bytes after the record`);
+  return {
+    schedule: { id, cron, every, tz, start, end: end_, limit, jitter, missed, catchup, overlap, paused: (flags & F_PAUSED) !== 0, keep },
+    decided, fired, skippedMissed, skippedOverlap, held, fires, manual, skips,
+  };
+}

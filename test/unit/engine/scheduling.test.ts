@@ -1,0 +1,180 @@
+// Schedules in the engine (lib/engine/scheduling.ts), on a simulated clock ahead of the real
+// one: each nominal time decided once, whatever the ticks, the gaps and the restarts; the
+// log holds every decision before it acts (a replay of what was journaled decides nothing
+// again); missed and overlap policies, limit, pause/resume, run now, retention, removal.
+import { expect } from 'chai';
+import { Engine } from '../../../lib/engine/engine.ts';
+import { applyRecord, type Journal, type LogRecord } from '../../../lib/engine/journal.ts';
+import { JobStore } from '../../../lib/store/jobs.ts';
+import { RuleStore } from '../../../lib/store/rules.ts';
+import { ScheduleStore } from '../../../lib/store/schedules.ts';
+import { readSchedule } from '../../../lib/schedule/spec.ts';
+import { occurrenceId } from '../../../lib/schedule/occurrence.ts';
+import { wallNowNs } from '../../../lib/clock.ts';
+import type { Reply } from '../../../lib/domain/command.ts';
+import type { ScheduleState } from '../../../lib/domain/schedule.ts';
+
+const S = 1_000_000_000n;
+
+class RecordingJournal implements Journal {
+  readonly records: LogRecord[] = [];
+  append(rec: LogRecord): void { this.records.push(rec); }
+  flush(): Promise<void> { return Promise.resolve(); }
+  close(): Promise<void> { return Promise.resolve(); }
+}
+
+interface Daemon {
+  engine: Engine;
+  jobs: JobStore;
+  schedules: ScheduleStore;
+  journal: RecordingJournal;
+  /** Job ids dispatched; `finish` decides whether each ends at once (true) or keeps running. */
+  dispatched: string[];
+}
+
+/** An engine over stores replayed from `records` (a restart), finishing executions when `finish` says so. */
+function start(records: readonly LogRecord[] = [], finish = (_id: string) => true): Daemon {
+  const jobs = new JobStore();
+  const rules = new RuleStore();
+  const schedules = new ScheduleStore();
+  for (const rec of records) applyRecord(jobs, rules, rec, schedules);
+  rules.put({ id: 'all', pattern: '', runner: { type: 'shell', command: 'true' } });
+  const journal = new RecordingJournal();
+  journal.records.push(...records);
+  const dispatched: string[] = [];
+  const engine: Engine = new Engine({
+    jobs, rules, schedules, journal,
+    dispatch: (job, _rule, attempt) => {
+      dispatched.push(job.id);
+      if (finish(job.id)) engine.result(job.id, attempt, true);
+    },
+    stat: () => { throw new Error('no stat here'); },
+    onPersistError: (err) => { throw err; },
+    onCommandError: (err) => { throw err; },
+  });
+  return { engine, jobs, schedules, journal, dispatched };
+}
+
+function set(d: Daemon, id: string, fields: Record<string, unknown>): ScheduleState {
+  const r = readSchedule(id, fields);
+  if (!('schedule' in r)) throw new Error(`${r.field}: ${r.error}`);
+  const reply = d.engine.execute({ op: 'schedule.set', schedule: r.schedule });
+  return expectSchedule(reply);
+}
+
+function expectSchedule(reply: Reply): ScheduleState {
+  if (!reply.ok || reply.kind !== 'schedule') throw new Error(`not a schedule: ${JSON.stringify(reply, (_k, v) => (typeof v === 'bigint' ? `${v}` : v))}`);
+  return reply.schedule.state;
+}
+
+/** Ticks every 10 ms of simulated time from `from` to `to`. */
+function run(d: Daemon, from: bigint, to: bigint): void {
+  for (let t = from; t <= to; t += 10_000_000n) d.engine.tick(t);
+}
+
+/** The nominal times, in seconds after `base`, of the occurrences dispatched. */
+function fired(d: Daemon, id: string, base: bigint): number[] {
+  return d.dispatched.filter((j) => j.startsWith(`${id}:`)).map((j) => {
+    const st = d.schedules.get(id)!;
+    const nominal = [...st.fires].find((n) => occurrenceId(id, n) === j);
+    return nominal === undefined ? NaN : Number((nominal - base) / S);
+  });
+}
+
+describe('schedules in the engine', () => {
+  // The first whole second after now: the schedule is made now (real clock), so t0 is its first nominal time.
+  let t0: bigint;
+  beforeEach(() => {
+    t0 = (wallNowNs() / S + 1n) * S;
+  });
+
+  it('fires each nominal time once, in order, decided ahead of it', () => {
+    const d = start();
+    set(d, 'a', { every: '1s' });
+    run(d, t0 - S, t0 + 5n * S + 600_000_000n);
+    const ids = d.dispatched;
+    expect(ids).to.deep.equal([0, 1, 2, 3, 4, 5].map((k) => occurrenceId('a', t0 + BigInt(k) * S)));
+    // the job of t0 + 6 s exists before its nominal time: decided ahead (overlap allow)
+    expect(d.schedules.get('a')!.decided).to.equal(t0 + 6n * S);
+    expect(d.jobs.get(occurrenceId('a', t0 + 6n * S))?.status).to.equal('planned');
+  });
+
+  it('a restart from the journal decides nothing again; what fell in the gap follows `missed`', () => {
+    // Down from `decided` + 0.5 s to + 5.5 s: + 1 .. + 4 s are missed (over 1 s late), + 5 s is on time.
+    // `once` runs the latest missed one only when none is on time: here every policy runs + 5 s alone, or with all.
+    for (const [missed, expectFires, expectSkipped] of [['skip', 0, 4], ['once', 0, 4], ['all', 4, 0]] as const) {
+      const d = start();
+      set(d, 'a', { every: '1s', missed });
+      run(d, t0, t0 + 3n * S);
+      const before = new Set(d.dispatched);
+      const decided = d.schedules.get('a')!.decided;
+      const again = start(d.journal.records);
+      run(again, decided + 5n * S + S / 2n, decided + 5n * S + S / 2n + 50_000_000n);
+      const gap = [1n, 2n, 3n, 4n].map((k) => occurrenceId('a', decided + k * S));
+      expect(again.dispatched, missed).to.include(occurrenceId('a', decided + 5n * S));
+      const firedInGap = again.dispatched.filter((j) => gap.includes(j));
+      expect(firedInGap, missed).to.have.length(expectFires);
+      for (const j of again.dispatched) expect(before.has(j) && j !== occurrenceId('a', decided), `${missed}: ${j} twice`).to.equal(false);
+      expect(again.schedules.get('a')!.skippedMissed, missed).to.equal(expectSkipped);
+    }
+  });
+
+  it('overlap skip and queue: a running occurrence holds the next back', () => {
+    for (const overlap of ['skip', 'queue'] as const) {
+      const running = new Set<string>();
+      const d = start([], (id) => { running.add(id); return false; }); // nothing ends by itself
+      set(d, 'o', { every: '1s', overlap });
+      run(d, t0, t0 + 4n * S + S / 2n);
+      expect(d.dispatched, overlap).to.have.length(1);
+      const st = d.schedules.get('o')!;
+      expect(st.skippedOverlap, overlap).to.equal(overlap === 'skip' ? 4 : 3);
+      if (overlap === 'queue') expect(st.held, overlap).to.not.equal(null);
+    }
+  });
+
+  it('limit counts fired occurrences; paused decides nothing and resume follows `missed`, without a burst', () => {
+    const d = start();
+    set(d, 'l', { every: '1s', limit: 2 });
+    run(d, t0, t0 + 5n * S);
+    expect(d.dispatched).to.have.length(2);
+    expect(d.schedules.armedAt('l')).to.equal(null);
+
+    const p = start();
+    set(p, 'p', { every: '1s', paused: true });
+    run(p, t0, t0 + 3n * S);
+    expect(p.dispatched).to.have.length(0);
+    expectSchedule(p.engine.execute({ op: 'schedule.pause', id: 'p', paused: false }));
+    run(p, t0 + 3n * S, t0 + 3n * S + S / 2n);
+    expect(p.dispatched.length).to.be.at.most(2); // `once`: the latest missed one, and perhaps the next on time
+  });
+
+  it('run now makes a manual occurrence; retention keeps `keep` of each outcome; remove takes back planned ones', () => {
+    const d = start();
+    set(d, 'k', { every: '1s', keep: 2 });
+    run(d, t0, t0 + 6n * S + 600_000_000n);
+    const executed = d.dispatched.filter((j) => d.jobs.get(j)?.status === 'executed');
+    expect(executed.length).to.be.at.most(3); // pruned at each decision: keep, plus the one that ended since
+    const ran = d.engine.execute({ op: 'schedule.run', id: 'k' });
+    expect(ran.ok && ran.kind === 'schedule' && ran.job?.startsWith('k:manual-')).to.equal(true);
+    const planned = [...d.schedules.get('k')!.fires].filter((n) => d.jobs.get(occurrenceId('k', n))?.status === 'planned');
+    expect(planned.length).to.be.greaterThan(0);
+    expect(d.engine.execute({ op: 'schedule.remove', id: 'k' })).to.deep.equal({ ok: true, kind: 'done' });
+    for (const n of planned) expect(d.jobs.get(occurrenceId('k', n))).to.equal(undefined);
+    expect(d.engine.execute({ op: 'schedule.get', id: 'k' })).to.include({ ok: false, code: 'not_found' });
+  });
+
+  it('the log has each occurrence job before the schedule state that decides it', () => {
+    const d = start();
+    set(d, 'w', { every: '1s' });
+    run(d, t0, t0 + 2n * S);
+    const recs = d.journal.records;
+    for (let i = 0; i < recs.length; i++) {
+      const r = recs[i]!;
+      if (r.t !== 'schedule') continue;
+      for (const n of r.state.fires) {
+        const jobAt = recs.findIndex((x) => x.t === 'job' && x.job.id === occurrenceId('w', n));
+        expect(jobAt, `job of ${n}`).to.be.within(0, i - 1);
+      }
+    }
+  });
+});
