@@ -13,12 +13,13 @@ import { sendError } from './json.ts';
 import type { HttpContext, Method, Route } from './route.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { ruleRoutes } from './routes/rules.ts';
+import { scheduleRoutes } from './routes/schedules.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { observeRoutes } from './routes/observe.ts';
 import { whoamiRoutes } from './routes/whoami.ts';
 import { mountStatic } from './static.ts';
 
-const METHODS: readonly Method[] = ['GET', 'PUT', 'DELETE'];
+const METHODS: readonly Method[] = ['GET', 'PUT', 'POST', 'DELETE'];
 
 // The caller of an open route (/health, /ready, /openapi.json). Its namespace holds a character no
 // identifier can, so it would be denied everything if such a route ever dispatched a command.
@@ -30,7 +31,7 @@ export interface App {
 }
 
 export function routes(ctx: HttpContext): Route[] {
-  return [...jobRoutes(ctx), ...ruleRoutes(ctx), ...metaRoutes(ctx), ...observeRoutes(ctx), ...whoamiRoutes(ctx)];
+  return [...jobRoutes(ctx), ...ruleRoutes(ctx), ...scheduleRoutes(ctx), ...metaRoutes(ctx), ...observeRoutes(ctx), ...whoamiRoutes(ctx)];
 }
 
 /** Ends a response after a failure: a 500 body if nothing was sent yet, else cut the connection. */

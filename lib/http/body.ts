@@ -1,7 +1,9 @@
 // Request bodies: the media type must be application/json (a utf-8 charset parameter is
 // allowed), at most MAX_BODY_BYTES, valid UTF-8 and valid JSON. Every failure is returned
 // as an HTTP status with a message, never thrown: a client cannot crash the worker with a
-// body. Reading stops at the limit, so an oversized body is never buffered whole.
+// body. Reading stops at the limit, so an oversized body is never buffered whole. A route whose
+// body carries nanoseconds as JSON numbers (PUT /schedules) parses with `exactIntegers`, so an
+// integer beyond 2^53 arrives as the exact bigint its digits say, never a rounded double.
 import type { IncomingMessage } from 'node:http';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -30,8 +32,18 @@ export function checkMediaType(header: string | undefined): string | null {
   return null;
 }
 
+/** What JSON.parse hands a reviver (its third argument: the literal's source text, Node 21 on). */
+export type Reviver = (key: string, value: unknown, context?: { readonly source?: string }) => unknown;
+
+/** Integer literals beyond 2^53 become exact bigints; every other value stays as JSON.parse made it. */
+export const exactIntegers: Reviver = (_key, value, context) => {
+  const source = context?.source;
+  if (typeof value !== 'number' || Number.isSafeInteger(value) || source === undefined || !/^-?[0-9]+$/.test(source)) return value;
+  return BigInt(source);
+};
+
 /** Parses already-read body bytes as a JSON document. */
-export function parseJsonBytes(bytes: Buffer): BodyResult {
+export function parseJsonBytes(bytes: Buffer, reviver?: Reviver): BodyResult {
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -40,7 +52,7 @@ export function parseJsonBytes(bytes: Buffer): BodyResult {
   }
   if (text.trim() === '') return { ok: false, status: 400, message: 'request body is empty; a JSON object is required' };
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]) as unknown };
   } catch {
     return { ok: false, status: 400, message: 'request body is not valid JSON' };
   }
@@ -49,7 +61,7 @@ export function parseJsonBytes(bytes: Buffer): BodyResult {
 const tooLarge: BodyResult = { ok: false, status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };
 
 /** Reads and parses the JSON body of `req`. Resolves, never rejects. */
-export function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<BodyResult> {
+export function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES, reviver?: Reviver): Promise<BodyResult> {
   const mediaError = checkMediaType(req.headers['content-type']);
   if (mediaError !== null) return Promise.resolve({ ok: false, status: 415, message: mediaError });
   const declared = req.headers['content-length'];
@@ -76,7 +88,7 @@ export function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Prom
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => settle(parseJsonBytes(Buffer.concat(chunks, size))));
+    req.once('end', () => settle(parseJsonBytes(Buffer.concat(chunks, size), reviver)));
     req.once('error', () => settle({ ok: false, status: 400, message: 'request body could not be read' }));
     req.once('close', () => settle({ ok: false, status: 400, message: 'request body is incomplete' }));
   });

@@ -1,9 +1,11 @@
-// GET /jobs and GET /rules, paged (lib/domain/page.ts). `limit` (1..10000, default 1000) bounds
-// the entries of one response and an opaque `cursor` continues a listing; the body stays the
-// JSON array of the page's entries, and while more may follow, a `Link: <…>; rel="next"`
-// header gives the URL of the next page (RFC 8288, as GitHub's API does). A page is full unless
-// it is the last: the primary examines a bounded number of records per request, so this asks
-// it for more until `limit` entries are found or the listing ends. GET /jobs also takes
+// GET /jobs, GET /rules and GET /schedules, paged (lib/domain/page.ts). `limit` (1..10000,
+// default 1000) bounds the entries of one response and an opaque `cursor` continues a listing;
+// the body of /jobs and /rules is the JSON array of the page's entries, that of /schedules
+// {"schedules": [...]} (the shape issue 37's HTTP contract fixed), and while more may follow,
+// a `Link: <…>; rel="next"` header gives the URL of the next page (RFC 8288, as GitHub's API
+// does). A page is full unless it is the last: the primary examines a bounded number of
+// records per request, so this asks it for more until `limit` entries are found or the
+// listing ends. GET /jobs also takes
 // `status` (params.ts statusParam), filtered by the primary as it walks; the Link header
 // repeats every filter, so following it continues the same listing.
 import type { ListCommand } from '../domain/command.ts';
@@ -17,7 +19,7 @@ export const DEFAULT_PAGE_ENTRIES = 1000;
 const DIGITS = /^[0-9]{1,10}$/;
 
 /** A non-negative integer query parameter no larger than `max`; undefined when absent; null after a 400. */
-function intParam(call: Call, name: string, min: number, max: number, what: string): number | undefined | null {
+export function intParam(call: Call, name: string, min: number, max: number, what: string): number | undefined | null {
   const raw = queryParam(call, name);
   if (raw === undefined) return undefined;
   const n = raw !== null && DIGITS.test(raw) ? Number(raw) : NaN;
@@ -26,7 +28,7 @@ function intParam(call: Call, name: string, min: number, max: number, what: stri
   return null;
 }
 
-type Kind = 'jobs' | 'rules';
+type Kind = 'jobs' | 'rules' | 'schedules';
 
 export async function listPage<T>(
   ctx: HttpContext, call: Call, kind: Kind, toJson: (item: T) => JsonValue,
@@ -46,10 +48,11 @@ export async function listPage<T>(
   while (next !== null && out.length < want) {
     const base: Omit<ListCommand, 'op'> = { prefix, scope: '', cursor: next, limit: want - out.length };
     const cmd: ListCommand = kind === 'rules' ? { op: 'rule.list', ...base }
-      : statuses === undefined ? { op: 'job.list', ...base } : { op: 'job.list', ...base, statuses };
+      : kind === 'schedules' ? { op: 'schedule.list', ...base }
+        : statuses === undefined ? { op: 'job.list', ...base } : { op: 'job.list', ...base, statuses };
     const reply: SuccessOf<Kind> | null = await perform(ctx, call, cmd, kind);
     if (reply === null) return;
-    const items = (reply.kind === 'jobs' ? reply.jobs : reply.rules) as T[];
+    const items = (reply.kind === 'jobs' ? reply.jobs : reply.kind === 'rules' ? reply.rules : reply.schedules) as T[];
     for (const item of items) out.push(toJson(item));
     // Cursors only move forward; anything else is a broken invariant (onError -> 500), not a loop.
     if (reply.next !== null && !(reply.next > next)) throw new Error(`${cmd.op}: cursor ${String(reply.next)} does not advance from ${next}`);
@@ -63,5 +66,5 @@ export async function listPage<T>(
     // Only `status` can hold a comma (prefixes cannot): leave it readable, as RFC 3986 allows in a query.
     headers['Link'] = `</${kind}?${query.toString().replaceAll('%2C', ',')}>; rel="next"`;
   }
-  sendJson(call.res, 200, out, headers);
+  sendJson(call.res, 200, kind === 'schedules' ? { schedules: out } : out, headers);
 }

@@ -19,6 +19,7 @@
 import type { JsonValue } from './json.ts';
 import { SCHEMAS } from './openapi-schemas.ts';
 import { JOB_DETAIL_EXAMPLES, OBSERVE_OPS, OBSERVE_SCHEMAS } from './openapi-observe.ts';
+import { SCHEDULE_OPS, SCHEDULE_PARAMETERS, SCHEDULE_RESPONSES, SCHEDULE_SCHEMAS } from './openapi-schedules.ts';
 import { MAX_BODY_BYTES } from './body.ts';
 import { DEFAULT_PAGE_ENTRIES } from './list-page.ts';
 import { MAX_PAGE_ENTRIES } from '../domain/page.ts';
@@ -63,6 +64,7 @@ const RESPONSES: Obj = {
     notJson: ['Wrong or missing Content-Type', says('Content-Type must be application/json')],
   }),
   Internal: error('Server error; the message never carries details.', { internal: ['Any server-side failure', says('internal')] }),
+  ...SCHEDULE_RESPONSES,
 };
 /** Responses only an authenticated interface gives. */
 const AUTH_RESPONSES: ReadonlySet<string> = new Set(['Unauthorized', 'Forbidden']);
@@ -72,10 +74,11 @@ const BAD_REQUEST = 'Invalid request: the message names the field, parameter or 
 const badId = (kind: 'job' | 'rule'): readonly [string, JsonValue] =>
   ['The path identifier is not valid', says(`${kind} identifier contains invalid character space (allowed: letters, digits, . - _ :)`)];
 
-type Tag = 'jobs' | 'rules' | 'meta' | 'cluster';
+type Tag = 'jobs' | 'rules' | 'schedules' | 'meta' | 'cluster';
 const TAGS: Readonly<Record<Tag, string>> = {
   jobs: 'Jobs: an identifier and an execution time in nanoseconds; planned until the time comes, then executed or failed.',
   rules: 'Rules: an identifier prefix mapped to the runner that executes matching jobs (the longest matching pattern wins).',
+  schedules: 'Schedules: a cron expression or a fixed interval in a time zone; each occurrence becomes a job, decided exactly once.',
   meta: 'The service itself: statistics, liveness, readiness, this document, and which token a request carries.',
   cluster: 'Cluster mode (several nodes on NATS JetStream): how this node sees its cluster.',
 };
@@ -246,6 +249,13 @@ function paths(opts: OpenApiOptions): Obj {
       ...get({ id: 'getRule', tag: 'rules', summary: 'Read a rule', params: ['RuleId'], description: `The rule's pattern and runner (object form). ${NAMESPACE}`, ok: ruleOk, bad: { id: badId('rule') }, errors: { '403': 'Forbidden', '404': 'RuleNotFound' } }),
       delete: one({ id: 'deleteRule', tag: 'rules', summary: 'Delete a rule', params: ['RuleId'], description: `Removes the rule. Jobs meet their rule when they come due: the ones it matched then run through the longest rule still matching them, or fail if none does. ${NAMESPACE}`, ok: deleted, bad: { id: badId('rule') }, errors: { '403': 'Forbidden', '404': 'RuleNotFound' } }),
     },
+    '/schedules': get(SCHEDULE_OPS.list),
+    '/schedules/{id}': { put: one(SCHEDULE_OPS.put), ...get(SCHEDULE_OPS.get), delete: one(SCHEDULE_OPS.delete) },
+    '/schedules/{id}/next': get(SCHEDULE_OPS.next),
+    '/schedules/{id}/occurrences': get(SCHEDULE_OPS.occurrences),
+    '/schedules/{id}/pause': { post: one(SCHEDULE_OPS.pause) },
+    '/schedules/{id}/resume': { post: one(SCHEDULE_OPS.resume) },
+    '/schedules/{id}/run': { post: one(SCHEDULE_OPS.run) },
     '/stats': get({
       id: 'getStats', tag: 'meta', summary: 'Service statistics',
       description: 'The values of the TCP STAT command, in the same order; numbers are exact integers. Allowed for any token, whatever its namespace.',
@@ -306,7 +316,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonValue {
     'HTTP JSON interface of tickd, a job scheduler. Same store as the TCP line protocol.',
     'Every error body is {"error": string}. A method not offered on a path answers 405 with an `Allow` header;',
     'an unknown path answers 404. HEAD is answered for every GET operation, with its status and headers and no body.',
-    'Precision: times (`execution`) and `uptime_ns` are integer nanoseconds (`format: int64`), written as exact integers.',
+    'Precision: times (`execution`, a schedule\'s `start`, `end` and `next`) and `uptime_ns` are integer nanoseconds (`format: int64`), written as exact integers.',
     'Current times are above 2^53, where an IEEE-754 double (JavaScript\'s JSON.parse, many JSON libraries) rounds them:',
     'parse them as 64-bit integers (in JavaScript, a JSON.parse reviver reading `context.source`, or a BigInt-aware parser).',
     opts.auth
@@ -320,7 +330,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonValue {
     tags: (Object.keys(TAGS) as Tag[]).filter((t) => t !== 'cluster' || opts.cluster).map((name) => ({ name, description: TAGS[name] })),
     paths: paths(opts),
     components: {
-      schemas: { ...(opts.cluster ? SCHEMAS : Object.fromEntries(Object.entries(SCHEMAS).filter(([name]) => !CLUSTER_SCHEMAS.has(name)))), ...OBSERVE_SCHEMAS },
+      schemas: { ...(opts.cluster ? SCHEMAS : Object.fromEntries(Object.entries(SCHEMAS).filter(([name]) => !CLUSTER_SCHEMAS.has(name)))), ...SCHEDULE_SCHEMAS, ...OBSERVE_SCHEMAS },
       responses: opts.auth ? RESPONSES : Object.fromEntries(Object.entries(RESPONSES).filter(([name]) => !AUTH_RESPONSES.has(name))),
       parameters: {
         JobId: idParam('job', 'Identifier', 'mail.welcome.42'),
@@ -332,6 +342,7 @@ export function buildOpenApi(opts: OpenApiOptions): JsonValue {
           description: `Only jobs in this status, or in any of several separated by commas (\`executed,failed\`): ${JOB_STATUSES.join(', ')}. Absent: any status. Anything else is a 400.`,
         },
         Limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_ENTRIES, default: DEFAULT_PAGE_ENTRIES }, example: 100, description: 'Entries per page at most.' },
+        ...SCHEDULE_PARAMETERS,
         Cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string', pattern: '^[0-9]{1,10}$' }, example: '17', description: 'Where the page starts: copy it from the previous page\'s Link header; treat it as opaque. It is only meaningful until the daemon restarts.' },
       },
       ...(opts.auth && { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A secret from the token file.' } } }),

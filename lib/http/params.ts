@@ -1,4 +1,4 @@
-// Path and query parameters of the /jobs and /rules routes. Path ids arrive already
+// Path and query parameters of the /jobs, /rules and /schedules routes. Path ids arrive already
 // percent-decoded (polka decodes params when the path holds a '%'; a malformed escape stays
 // raw and fails validation on its '%'), then are validated exactly like TCP identifiers.
 import { validateIdentifier, validatePattern } from '../domain/identifier.ts';
@@ -14,9 +14,12 @@ export function queryParam(call: Call, name: string): string | undefined | null 
 }
 
 /** The path id, validated; null after a 400 has been sent. */
-export function pathId(call: Call, kind: 'job' | 'rule'): string | null {
+export function pathId(call: Call, kind: 'job' | 'rule' | 'schedule'): string | null {
   const id = call.req.params['id'] ?? '';
-  const error = validateIdentifier(kind, id);
+  // A schedule identifier has a job identifier's grammar (lib/schedule/spec.ts).
+  const error = kind === 'schedule'
+    ? validateIdentifier('job', id)?.replace('job identifier', 'schedule identifier') ?? null
+    : validateIdentifier(kind, id);
   if (error === null) return id;
   sendError(call.res, 400, error);
   return null;

@@ -31,7 +31,7 @@ export interface Call {
   readonly principal: Principal;
 }
 
-export type Method = 'GET' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 export interface Route {
   readonly method: Method;

@@ -27,9 +27,11 @@ export interface RequestOptions {
 export function templateOf(path: string): string | null {
   const p = path.split('?')[0]!;
   if (p === '/jobs' || p === '/rules' || p === '/health' || p === '/ready' || p === '/stats' || p === '/cluster' || p === '/openapi.json') return p;
-  if (p === '/activity' || p === '/metrics' || p === '/whoami') return p;
-  const m = /^\/(jobs|rules)\/[^/]+$/.exec(p);
-  return m === null ? null : `/${m[1]}/{id}`;
+  if (p === '/activity' || p === '/metrics' || p === '/whoami' || p === '/schedules') return p;
+  const m = /^\/(jobs|rules|schedules)\/[^/]+$/.exec(p);
+  if (m !== null) return `/${m[1]}/{id}`;
+  const sub = /^\/schedules\/[^/]+\/(next|occurrences|pause|resume|run)$/.exec(p);
+  return sub === null ? null : `/schedules/{id}/${sub[1]}`;
 }
 
 export class HttpApi {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
-import { checkMediaType, MAX_BODY_BYTES, parseJsonBytes, readJsonBody } from '../../../lib/http/body.ts';
+import { checkMediaType, exactIntegers, MAX_BODY_BYTES, parseJsonBytes, readJsonBody } from '../../../lib/http/body.ts';
 
 function request(headers: Record<string, string>, chunks: Buffer[]): IncomingMessage {
   const stream = Readable.from(chunks, { objectMode: false }) as unknown as IncomingMessage;
@@ -38,6 +38,23 @@ describe('http/body', () => {
         expect(r.ok, raw.toString('hex')).to.equal(false);
         if (!r.ok) expect(r.status).to.equal(400);
       }
+    });
+  });
+
+  describe('exactIntegers', () => {
+    it('keeps integer literals beyond 2^53 exact, as bigints, at any depth; leaves every other value as JSON.parse makes it', () => {
+      const text = '{"a":1893484800123456789,"b":[-9007199254740993,9007199254740991,1.5,1e300,"7"],"c":{"d":18446744073709551616}}';
+      expect(parseJsonBytes(Buffer.from(text), exactIntegers)).to.deep.equal({
+        ok: true, value: { a: 1893484800123456789n, b: [-9007199254740993n, 9007199254740991, 1.5, 1e300, '7'], c: { d: 18446744073709551616n } },
+      });
+      // Without it the same digits are a rounded double.
+      const plain = parseJsonBytes(Buffer.from(text));
+      expect(plain.ok && (plain.value as { a: unknown }).a).to.equal(1893484800123456800);
+    });
+
+    it('is applied by readJsonBody when given', async () => {
+      const r = await readJsonBody(request(JSON_TYPE, [Buffer.from('{"start":1893484800123456789}')]), MAX_BODY_BYTES, exactIntegers);
+      expect(r).to.deep.equal({ ok: true, value: { start: 1893484800123456789n } });
     });
   });
 

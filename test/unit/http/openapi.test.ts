@@ -145,15 +145,15 @@ describe('http/openapi document', () => {
         expect(doc['servers'][0].url).to.equal('/');
       });
 
-      it(`declares the tags jobs, rules, meta${cluster ? ', cluster' : ''} and files every operation under exactly one of them`, () => {
+      it(`declares the tags jobs, rules, schedules, meta${cluster ? ', cluster' : ''} and files every operation under exactly one of them`, () => {
         const declared = (doc['tags'] as Obj[]).map((t) => t['name'] as string);
-        expect(declared).to.deep.equal(cluster ? ['jobs', 'rules', 'meta', 'cluster'] : ['jobs', 'rules', 'meta']);
+        expect(declared).to.deep.equal(cluster ? ['jobs', 'rules', 'schedules', 'meta', 'cluster'] : ['jobs', 'rules', 'schedules', 'meta']);
         for (const t of doc['tags'] as Obj[]) expect(t['description'], t['name']).to.be.a('string').and.not.equal('');
         const used = new Set<string>();
         for (const { path, method, op } of operations(doc)) {
           expect(op['tags'], `${method} ${path}`).to.have.length(1);
           used.add(op['tags'][0]);
-          const expected = path.startsWith('/jobs') ? 'jobs' : path.startsWith('/rules') ? 'rules' : path === '/cluster' ? 'cluster' : 'meta';
+          const expected = path.startsWith('/jobs') ? 'jobs' : path.startsWith('/rules') ? 'rules' : path.startsWith('/schedules') ? 'schedules' : path === '/cluster' ? 'cluster' : 'meta';
           expect(op['tags'][0], `${method} ${path}`).to.equal(expected);
         }
         expect([...used].sort()).to.deep.equal([...declared].sort());
@@ -204,8 +204,10 @@ describe('http/openapi document', () => {
         expect(schemas.Job.properties.execution).to.include({ type: 'integer', format: 'int64' });
         expect(schemas.Stats.properties.uptime_ns).to.include({ type: 'integer', format: 'int64' });
         const nanos = [...schemaObjects(schemas)].filter((s) => s['type'] === 'integer' && /nanosecond/i.test(String(s['description'] ?? '')));
-        // execution (Job, JobDetail), uptime_ns, and the attempt's started_ns, lateness_ns, duration_ns.
-        expect(nanos).to.have.length(6);
+        // execution (Job, JobDetail), uptime_ns, the attempt's started_ns, lateness_ns, duration_ns;
+        // a schedule's start, end, next (Schedule, ScheduleRun), ScheduleInput's start and end, the
+        // instants of NextOccurrences, an occurrence's nominal and from.
+        expect(nanos).to.have.length(17);
         for (const s of nanos) {
           expect(s['format']).to.equal('int64');
           expect(s['description']).to.contain('2^53');
@@ -213,6 +215,8 @@ describe('http/openapi document', () => {
         expect(doc['info'].description).to.contain('2^53').and.contain('int64');
         // Example values above 2^53 keep every digit in the served text.
         expect(toJson(buildOpenApi({ version: '9.8.7', auth, cluster }))).to.contain('"execution":1893484800123456789');
+        expect(schemas.Schedule.properties.next.anyOf[0]).to.include({ type: 'integer', format: 'int64' });
+        expect(toJson(buildOpenApi({ version: '9.8.7', auth, cluster }))).to.contain('"end":1893542400000000000');
       });
 
       it('maps every runner kind to its schema, in agreement with each schema\'s `type` constant', () => {
@@ -245,6 +249,8 @@ describe('http/openapi document', () => {
   }
 
   describe('schemas against sample bodies', () => {
+    const SCHEDULE = '{"id":"s.1","cron":"*/5 * * * *","every":null,"tz":"UTC","start":null,"end":1993484800123456789,"limit":3,"jitter":"0s",'
+      + '"missed":"once","catchup":"1h","overlap":"allow","paused":false,"keep":10,"next":1893484800123456789,"fired":0,"skipped":{"missed":0,"overlap":0}}';
     const checker = new SchemaChecker(document(true, true));
     const ok = (method: string, path: string, status: number, body: string): void => {
       expect(checker.check(method, path, status, body)).to.deep.equal([]);
@@ -260,6 +266,23 @@ describe('http/openapi document', () => {
       ok('GET', '/cluster', 200, '{"cluster":"c","node":"n2","role":"follower","leader":null,"last_seq":0,"applied_seq":0,"nodes":[],"format":2,"active_format":1,"upgrade_needed":{"format":3,"seq":9,"subject":"c.j.x"}}');
       ok('GET', '/whoami', 200, '{"name":"ops","namespace":"ops.","auth_enabled":true}');
       ok('GET', '/whoami', 200, '{"name":null,"namespace":"*","auth_enabled":false}');
+      ok('GET', '/schedules/{id}', 200, SCHEDULE);
+      ok('GET', '/schedules/{id}', 200, SCHEDULE.replace('"cron":"*/5 * * * *","every":null', '"cron":null,"every":"1h30m"').replace('"next":1893484800123456789', '"next":null'));
+      ok('GET', '/schedules', 200, `{"schedules":[${SCHEDULE}]}`);
+      ok('POST', '/schedules/{id}/run', 200, SCHEDULE.replace(/\}$/, ',"job":"s.1:manual-20300101T000000Z"}'));
+      ok('POST', '/schedules/{id}/pause', 404, '{"error":"schedule \\"s.1\\" does not exist"}');
+      ok('GET', '/schedules/{id}/next', 200, '{"next":[1893484800123456789,1893484800123456790]}');
+      ok('GET', '/schedules/{id}/occurrences', 200, '{"occurrences":[{"nominal":3,"job":null,"outcome":"skipped","reason":"missed","from":1,"count":2},{"nominal":1,"job":"s.1:19700101T000000.000000001Z","outcome":"held"}]}');
+      ok('DELETE', '/schedules/{id}', 204, '');
+    });
+
+    it('accepts the schedule bodies PUT /schedules takes and refuses ones it refuses for their shape', () => {
+      for (const body of ['{"every":"30s"}', '{"cron":"* * * * *","tz":"UTC","start":"2030-01-01T00:00:00Z","end":1893484800123456789,"limit":null}', SCHEDULE]) {
+        expect(checker.checkRequest('PUT', '/schedules/{id}', body), body).to.deep.equal([]);
+      }
+      for (const body of ['{}', '{"cron":"* * * * *","every":"1s"}', '{"every":"30s","interval":1}', '{"every":30}', '{"every":"1s","missed":"never"}', '{"cron":null,"every":null}']) {
+        expect(checker.checkRequest('PUT', '/schedules/{id}', body), body).to.have.length.above(0);
+      }
     });
 
     it('accepts request bodies in both runner forms and refuses ones the routes refuse', () => {
@@ -286,6 +309,12 @@ describe('http/openapi document', () => {
       // /whoami never carries more than the name and namespace (no secret).
       expect(checker.check('GET', '/whoami', 200, '{"name":"ops","namespace":"ops.","auth_enabled":true,"secret":"s"}')).to.have.length.above(0);
       expect(checker.check('GET', '/whoami', 200, '{"name":"ops","namespace":"ops."}')).to.have.length.above(0);
+      // A schedule always carries every field; GET /schedules is an object; run always names its job.
+      expect(checker.check('GET', '/schedules/{id}', 200, SCHEDULE.replace(',"skipped":{"missed":0,"overlap":0}', ''))).to.have.length.above(0);
+      expect(checker.check('GET', '/schedules/{id}', 200, SCHEDULE.replace('"jitter":"0s"', '"jitter":0'))).to.have.length.above(0);
+      expect(checker.check('GET', '/schedules', 200, `[${SCHEDULE}]`)).to.have.length.above(0);
+      expect(checker.check('POST', '/schedules/{id}/run', 200, SCHEDULE)).to.have.length.above(0);
+      expect(checker.check('GET', '/schedules/{id}/occurrences', 200, '{"occurrences":[{"nominal":1,"job":null,"outcome":"done"}]}')).to.have.length.above(0);
       // Every node answers it itself: a 404 would be a route that should not exist.
       expect(checker.check('GET', '/cluster', 404, '{"error":"x"}')).to.have.length.above(0);
       expect(new SchemaChecker(document(true, false)).check('GET', '/cluster', 200, view)).to.have.length.above(0);
