@@ -37,6 +37,15 @@ export const COMMANDS = [
   { name: 'rule set', args: 'ID PATTERN RUNNER ARGS...', summary: 'create or replace a rule; the runner and its arguments as separate words', min: 4, max: Infinity, formats: ALL, options: [], literalAfter: 3, connects: true },
   { name: 'rule ls', args: '[PREFIX]', summary: 'list the rules whose identifier starts with PREFIX', min: 0, max: 1, formats: ALL, options: [], connects: true },
   { name: 'rule rm', args: 'ID...', summary: 'remove rules', min: 1, max: Infinity, formats: ALL, options: [], connects: true },
+  { name: 'sched set', args: 'ID KEY=VALUE...', summary: 'create or replace a schedule: cron= or every=, and optional fields (tz=, missed=, ...)', min: 2, max: Infinity, formats: ALL, options: [], connects: true },
+  { name: 'sched get', args: 'ID', summary: 'show one schedule, every field', min: 1, max: 1, formats: ALL, options: [], connects: true },
+  { name: 'sched ls', args: '[PREFIX]', summary: 'list the schedules whose identifier starts with PREFIX', min: 0, max: 1, formats: ALL, options: [], connects: true },
+  { name: 'sched rm', args: 'ID', summary: 'remove a schedule', min: 1, max: 1, formats: ALL, options: [], connects: true },
+  { name: 'sched next', args: 'ID [N]', summary: 'preview the next N occurrences (default 5, at most 100)', min: 1, max: 2, formats: ALL, options: [], connects: true },
+  { name: 'sched pause', args: 'ID', summary: 'pause a schedule: its occurrences stop firing until it is resumed', min: 1, max: 1, formats: ALL, options: [], connects: true },
+  { name: 'sched resume', args: 'ID', summary: 'resume a schedule; what fell in the pause follows its missed policy', min: 1, max: 1, formats: ALL, options: [], connects: true },
+  { name: 'sched run', args: 'ID', summary: 'run now: one extra occurrence, marked manual; prints its job', min: 1, max: 1, formats: ALL, options: [], connects: true },
+  { name: 'sched history', args: 'ID [N]', summary: 'the latest N occurrences and skips, newest first (default 10, at most 100)', min: 1, max: 2, formats: ALL, options: [], connects: true },
   { name: 'stat', args: '', summary: 'the daemon\'s statistics', min: 0, max: 0, formats: ALL, options: [], connects: true },
   { name: 'ping', args: '', summary: 'exit 0 when the daemon answers (health checks)', min: 0, max: 0, formats: ALL, options: [], connects: true },
   { name: 'watch', args: '[PREFIX]', summary: 'show jobs changing status, with their lateness, and the STAT rates, live', min: 0, max: 1, formats: ['json'], options: ['interval'], connects: true },
@@ -46,7 +55,7 @@ export const COMMANDS = [
 
 export type CommandName = (typeof COMMANDS)[number]['name'];
 
-/** The first words of the commands that have more than one (`job`, `rule`). */
+/** The first words of the commands that have more than one (`job`, `rule`, `sched`). */
 export const GROUPS: readonly string[] = [...new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]!))];
 
 /** The command named by the first positional words, and how many words its name takes. */

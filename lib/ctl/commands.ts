@@ -7,6 +7,7 @@ import type { Prepare } from './context.ts';
 import { helpFor } from './help.ts';
 import { jobGet, jobLs, jobRm, jobSet } from './job-commands.ts';
 import { ruleLs, ruleRm, ruleSet } from './rule-commands.ts';
+import { schedGet, schedHistory, schedLs, schedNext, schedPause, schedResume, schedRm, schedRun, schedSet } from './schedule-commands.ts';
 import { ping, stat } from './server-commands.ts';
 import { watch } from './watch.ts';
 
@@ -36,6 +37,15 @@ export const PREPARE: Readonly<Record<CommandName, Prepare>> = {
   'rule set': ruleSet,
   'rule ls': ruleLs,
   'rule rm': ruleRm,
+  'sched set': schedSet,
+  'sched get': schedGet,
+  'sched ls': schedLs,
+  'sched rm': schedRm,
+  'sched next': schedNext,
+  'sched pause': schedPause,
+  'sched resume': schedResume,
+  'sched run': schedRun,
+  'sched history': schedHistory,
   stat,
   ping,
   watch,

@@ -1,11 +1,13 @@
 // `tickd ctl completion bash|zsh` (tickd-ctl(1) COMPLETION): shell functions completing
 // `tickd ctl`'s commands, options and, for the commands that take them, files and the
-// identifiers the daemon has (asked with `tickd ctl job export --all` and `rule ls --raw`, with
-// the connection the environment gives, one second at most). Written from the command and
-// option tables, so a new command completes without an edit here.
+// identifiers the daemon has (asked with `tickd ctl job export --all`, `rule ls --raw` and
+// `sched ls --raw`, with the connection the environment gives, one second at most), and the
+// KEY= names of `sched set`. Written from the command and option tables, so a new command
+// completes without an edit here.
 import { CTL_OPTIONS, type OptionInfo } from './args.ts';
 import { COMMANDS, GROUPS } from './command-list.ts';
 import { UsageError } from './errors.ts';
+import { FIELDS } from '../schedule/spec.ts';
 
 const OPTIONS = CTL_OPTIONS as Readonly<Record<string, OptionInfo>>;
 const FILE_OPTIONS = ['token-file', 'cacert'];
@@ -16,17 +18,39 @@ const TOP_WORDS = 'ctl dump import --config --check --workers --pidfile --help -
 
 const JOB_IDS = 'tickd ctl --timeout 1s job export --all "$cur" 2>/dev/null | cut -d" " -f1';
 const RULE_IDS = 'tickd ctl --timeout 1s rule ls --raw "$cur" 2>/dev/null | sed "\\$d" | cut -d" " -f1';
+const SCHED_IDS = 'tickd ctl --timeout 1s sched ls --raw "$cur" 2>/dev/null | sed "\\$d" | cut -d" " -f1';
 
-/** The word list (or command) completing the arguments of a command. */
-function argumentSource(name: string): { words?: string; command?: string; files?: true } | null {
+/** How an argument completes: from a word list, a command's output, or file names. */
+interface Source {
+  readonly words?: string;
+  readonly command?: string;
+  readonly files?: true;
+  /** No space after the word: `sched set`'s `KEY=` names, which the value follows. */
+  readonly nospace?: true;
+}
+
+const SCHED_KEYS: Source = { words: FIELDS.map((f) => `${f}=`).join(' '), nospace: true };
+
+/** What completes the first argument of a command, and the ones after it (null: nothing). */
+function argumentSource(name: string): { first: Source | null; rest: Source | null } {
+  const same = (src: Source): { first: Source; rest: Source } => ({ first: src, rest: src });
   switch (name) {
-    case 'job get': case 'job rm': case 'job ls': case 'job export': case 'watch': return { command: JOB_IDS };
-    case 'rule rm': case 'rule ls': return { command: RULE_IDS };
-    case 'job import': return { files: true };
-    case 'completion': return { words: 'bash zsh' };
-    case 'help': return { words: [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))].join(' ') };
-    default: return null;
+    case 'job get': case 'job rm': case 'job ls': case 'job export': case 'watch': return same({ command: JOB_IDS });
+    case 'rule rm': case 'rule ls': return same({ command: RULE_IDS });
+    case 'sched get': case 'sched rm': case 'sched ls': case 'sched pause': case 'sched resume': case 'sched run': return same({ command: SCHED_IDS });
+    case 'sched next': case 'sched history': return { first: { command: SCHED_IDS }, rest: null };
+    case 'sched set': return { first: { command: SCHED_IDS }, rest: SCHED_KEYS };
+    case 'job import': return same({ files: true });
+    case 'completion': return same({ words: 'bash zsh' });
+    case 'help': return same({ words: [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))].join(' ') });
+    default: return { first: null, rest: null };
   }
+}
+
+function action(src: Source): string {
+  if (src.files === true) return 'files=1';
+  if (src.words !== undefined) return `list='${src.words}'${src.nospace === true ? '; nospace=1' : ''}`;
+  return `cmd='${src.command!.replace(/'/g, "'\\''")}'`;
 }
 
 function firstWords(): string {
@@ -41,10 +65,13 @@ function arms(): string {
     lines.push(`    '${g}') list='${subs}' ;;`);
   }
   for (const c of COMMANDS) {
-    const src = argumentSource(c.name);
-    if (src === null) continue;
-    const action = src.files === true ? 'files=1' : src.words !== undefined ? `list='${src.words}'` : `cmd='${src.command!.replace(/'/g, "'\\''")}'`;
-    lines.push(`    '${c.name}'|'${c.name} '*) ${action} ;;`);
+    const { first, rest } = argumentSource(c.name);
+    if (first !== null && first === rest) {
+      lines.push(`    '${c.name}'|'${c.name} '*) ${action(first)} ;;`);
+      continue;
+    }
+    if (first !== null) lines.push(`    '${c.name}') ${action(first)} ;;`);
+    if (rest !== null) lines.push(`    '${c.name} '*) ${action(rest)} ;;`);
   }
   return lines.join('\n');
 }
@@ -73,7 +100,7 @@ function bash(): string {
   return `# bash completion for tickd ctl: eval "$(tickd ctl completion bash)", or save it as
 # /etc/bash_completion.d/tickd.
 _tickd() {
-  local cur prev w i skip=0 inctl=0 list='' cmd='' files=0
+  local cur prev w i skip=0 inctl=0 list='' cmd='' files=0 nospace=0
   local -a args=()
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
@@ -89,7 +116,10 @@ ${arms()}
   esac
   if ((files)); then COMPREPLY=($(compgen -f -- "$cur"));
   elif [[ -n $cmd ]]; then COMPREPLY=($(compgen -W "$(eval "$cmd")" -- "$cur"));
-  else COMPREPLY=($(compgen -W "$list" -- "$cur")); fi
+  else
+    COMPREPLY=($(compgen -W "$list" -- "$cur"))
+    if ((nospace)); then compopt -o nospace 2>/dev/null; fi
+  fi
 }
 complete -F _tickd tickd
 `;
@@ -100,7 +130,7 @@ function zsh(): string {
 # zsh completion for tickd ctl: save it as _tickd in a directory of $fpath, or
 # source <(tickd ctl completion zsh) after compinit.
 _tickd() {
-  local cur w i skip=0 inctl=0 list='' cmd='' files=0
+  local cur w i skip=0 inctl=0 list='' cmd='' files=0 nospace=0
   local -a args
   cur="\${words[CURRENT]}"
   case "\${words[CURRENT-1]}" in
@@ -115,6 +145,7 @@ ${arms()}
   esac
   if ((files)); then _files
   elif [[ -n $cmd ]]; then compadd -- \${(f)"$(eval "$cmd")"}
+  elif ((nospace)); then compadd -S '' -- \${=list}
   else compadd -- \${=list}; fi
 }
 if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then _tickd "$@"; else compdef _tickd tickd; fi
