@@ -38,6 +38,7 @@ import { openStorage } from '../lib/persistence/open.ts';
 import { JobStore } from '../lib/store/jobs.ts';
 import { RuleStore } from '../lib/store/rules.ts';
 import { ScheduleStore } from '../lib/store/schedules.ts';
+import { SCHEDULES_FORMAT } from '../lib/domain/format.ts';
 import { runnerTimeoutMs } from '../lib/runner/execution.ts';
 import { ExecutionResults } from '../lib/engine/results.ts';
 import { Ticker } from '../lib/engine/tick.ts';
@@ -129,8 +130,9 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const engine = new Engine({
     jobs,
     rules,
-    // Cluster mode's stream has no subjects for schedules yet: there the engine refuses them.
-    ...(action.cluster === null ? { schedules } : {}),
+    schedules,
+    // A schedule's records need format 3: in a cluster, only once every node reads it.
+    ...(storage.node === undefined ? {} : { schedulesRefused: () => storage.node!.refusesFormat(SCHEDULES_FORMAT) }),
     journal: storage.journal,
     results,
     activity: () => activity.snapshot(Date.now()),
@@ -199,7 +201,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   } else {
     node.start({
       local: (cmds, done) => engine.submitBatch(cmds, done),
-      promoted: () => { instruments?.tookOver(); redispatch(); },
+      promoted: () => { instruments?.tookOver(); engine.armSchedules(); redispatch(); },
       quarantined: () => instruments?.quarantined(),
       demoted: () => engine.forget(),
     });

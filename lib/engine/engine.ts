@@ -69,8 +69,10 @@ export interface EngineObserver extends FiringObserver {
 export interface EngineOptions {
   readonly jobs: JobStore;
   readonly rules: RuleStore;
-  /** The schedules (replayed already); none: schedules are refused (cluster mode, for now). */
+  /** The schedules (replayed already; a new store when not given). */
   readonly schedules?: ScheduleStore;
+  /** Null while schedules may be made, else why not (cluster mode: format-mark.ts gate); none: always. */
+  readonly schedulesRefused?: () => string | null;
   /** null in memory mode. */
   readonly journal: Journal | null;
   readonly dispatch: Dispatch;
@@ -97,7 +99,7 @@ export class Engine {
   private readonly commits: CommitQueue;
   private readonly firing: Firing;
   private readonly lookahead: Lookahead | null;
-  private readonly scheduling: Scheduling | null;
+  private readonly scheduling: Scheduling;
   private readonly ctx: EngineContext;
   private readonly observer: EngineObserver | undefined;
   private readonly onError: (err: unknown) => void;
@@ -105,16 +107,15 @@ export class Engine {
 
   constructor(opts: EngineOptions) {
     this.onError = opts.onCommandError ?? (() => {});
-    // Without schedules kept, an empty store stands in: Changes needs one, and nothing puts into it.
     const schedules = opts.schedules ?? new ScheduleStore();
     this.changes = new Changes(opts.jobs, opts.rules, opts.journal, schedules);
     this.commits = new CommitQueue(opts.journal, this.changes, opts.onPersistError);
     this.attempts = opts.attempts ?? new LastAttempts();
-    this.scheduling = opts.schedules === undefined ? null : new Scheduling(this.changes, opts.jobs, opts.schedules);
-    this.scheduling?.armAll();
+    this.scheduling = new Scheduling(this.changes, opts.jobs, schedules);
+    this.scheduling.armAll();
     this.ctx = {
       changes: this.changes, jobs: opts.jobs, rules: opts.rules, stat: opts.stat, attempts: this.attempts, activity: opts.activity ?? NO_ACTIVITY,
-      scheduling: this.scheduling,
+      scheduling: this.scheduling, schedulesRefused: opts.schedulesRefused ?? (() => null),
     };
     this.observer = opts.observer;
     this.results = opts.results ?? new ExecutionResults();
@@ -161,7 +162,7 @@ export class Engine {
       this.firing.applyResults();
       if (!this.firingHeld) {
         // Schedules first: an occurrence decided now and due now fires in this same tick.
-        if (this.scheduling !== null) more = this.scheduling.step(nowNs);
+        more = this.scheduling.step(nowNs);
         more = this.firing.fireDue(nowNs) || more;
         if (!more) this.lookahead?.check(nowNs);
       }
@@ -210,6 +211,14 @@ export class Engine {
     this.changes.forgetAttempts();
     this.results.take();
     this.attempts.clear();
+  }
+
+  /**
+   * Cluster mode, on taking over: every schedule armed from the copy the stream built (a
+   * follower's tail puts schedules in the store without arming them).
+   */
+  armSchedules(): void {
+    this.scheduling.armAll();
   }
 
   /** After replay, before the first tick: jobs left `triggered` on disk run again (at-least-once). */

@@ -56,9 +56,16 @@ export class Scheduling {
     return this.store;
   }
 
-  /** After a replay: every schedule armed at its due time (a past one is decided at the first tick). */
+  /**
+   * After a replay (or a take-over): every schedule armed at its due time (a past one is decided
+   * at the first tick) from the state alone, and those holding an occurrence back known again.
+   */
   armAll(): void {
-    for (const s of this.store.all()) this.arm(s);
+    this.holding.clear();
+    for (const s of this.store.all()) {
+      this.arm(s);
+      if (s.held !== null) this.holding.add(s.schedule.id);
+    }
   }
 
   /** Decides a slice of the schedules due at `nowNs`; true when more are due than one slice took. */
@@ -80,7 +87,7 @@ export class Scheduling {
   set(schedule: Schedule, nowNs: bigint): ScheduleState {
     const prev = this.store.get(schedule.id);
     const state: ScheduleState = prev === undefined
-      ? { schedule, decided: nowNs, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [] }
+      ? { schedule, decided: nowNs, next: null, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [] }
       : { ...this.retract(prev, nowNs), schedule };
     return this.save(state);
   }
@@ -122,7 +129,7 @@ export class Scheduling {
     }
     if (planned !== null) return planned;
     if (state.held !== null) return state.held;
-    return this.store.armedFor(s.id);
+    return s.paused || (s.limit !== null && state.fired >= s.limit) ? null : state.next;
   }
 
   private calendar(s: Schedule): Calendar {
@@ -142,10 +149,9 @@ export class Scheduling {
     if (state === undefined || state.schedule.paused) return;
     const s = state.schedule;
     const cal = this.calendar(s);
-    // The nominal time it was armed for is the calendar's answer after `decided`: not asked again.
-    const armedFor = this.store.armedFor(id);
-    if (armedFor !== null) cal.knows(state.decided, armedFor);
-    const n = cal.after(state.decided);
+    // The state keeps the calendar's answer after `decided`: not asked again.
+    cal.knows(state.decided, state.next);
+    const n = state.next;
     const upTo = n !== null && n > nowNs ? n : nowNs;
     const { decisions, progress } = decide(s, cal, { decided: state.decided, fired: state.fired }, nowNs, this.busy(state), upTo);
     if (decisions.length === 0 && progress.decided === state.decided) {
@@ -238,7 +244,9 @@ export class Scheduling {
     return { ...state, fires, manual };
   }
 
-  private save(state: ScheduleState): ScheduleState {
+  /** Logs the state (with the calendar's next nominal time after `decided`) and arms it. */
+  private save(without: ScheduleState): ScheduleState {
+    const state = { ...without, next: this.calendar(without.schedule).after(without.decided) };
     this.changes.putSchedule(state);
     if (state.held !== null) this.holding.add(state.schedule.id);
     this.arm(state);
@@ -252,12 +260,12 @@ export class Scheduling {
       this.store.arm(s.id, null);
       return;
     }
-    const n = this.calendar(s).after(state.decided);
+    const n = state.next;
     if (n === null) {
       this.store.arm(s.id, null);
       return;
     }
-    this.store.arm(s.id, s.overlap === 'allow' ? n - leadOf(s.id, n - state.decided) : n, n);
+    this.store.arm(s.id, s.overlap === 'allow' ? n - leadOf(s.id, n - state.decided) : n);
   }
 }
 

@@ -186,15 +186,20 @@ async function chooseOwed(o: RestoreOptions, own: readonly Stray[], others: read
   return out;
 }
 
-/** The job or rule whose subject `subject` is, or null (no identifier's subject). */
-export function identifierOf(subjects: ClusterSubjects, subject: string): { readonly kind: 'job' | 'rule'; readonly id: string } | null {
+/** What kind of entry a subject of an identifier holds. */
+export type EntryKind = 'job' | 'rule' | 'schedule';
+const TREES: Readonly<Record<string, EntryKind>> = { j: 'job', r: 'rule', s: 'schedule' };
+
+/** The job, rule or schedule whose subject `subject` is, or null (no identifier's subject). */
+export function identifierOf(subjects: ClusterSubjects, subject: string): { readonly kind: EntryKind; readonly id: string } | null {
   const prefix = `${subjects.stream}.`;
   if (!subject.startsWith(prefix)) return null;
   const [tree, token, ...more] = subject.slice(prefix.length).split('.');
-  if ((tree !== 'j' && tree !== 'r') || token === undefined || token === '' || more.length > 0) return null;
+  const kind = tree === undefined || !Object.hasOwn(TREES, tree) ? undefined : TREES[tree];
+  if (kind === undefined || token === undefined || token === '' || more.length > 0) return null;
   const id = decodeToken(token);
   if (encodeToken(id) !== token) return null; // no token tickd would write
-  return { kind: tree === 'j' ? 'job' : 'rule', id };
+  return { kind, id };
 }
 
 

@@ -1,7 +1,7 @@
-// Where each record lives on the cluster's stream: one subject per identifier, jobs and rules
-// in separate trees (`<cluster>.j.<token>`, `<cluster>.r.<token>`), so that the stream's
-// "last message per subject" retention keeps exactly the last state of each job and rule; the
-// format mark on `<cluster>.f`.
+// Where each record lives on the cluster's stream: one subject per identifier, jobs, rules and
+// schedules in separate trees (`<cluster>.j.<token>`, `<cluster>.r.<token>`,
+// `<cluster>.s.<token>`), so that the stream's "last message per subject" retention keeps
+// exactly the last state of each; the format mark on `<cluster>.f`.
 //
 // Identifiers may hold `.` (a subject's token separator), may end with one, and are up to
 // 1024 bytes of [A-Za-z0-9._:-]. The token escapes the two characters that cannot stand as is,
@@ -25,6 +25,7 @@ export interface ClusterSubjects {
   readonly all: string;
   job(id: string): string;
   rule(id: string): string;
+  schedule(id: string): string;
   /** Where the format mark lives (lib/domain/format.ts): one subject, so the stream keeps the latest. */
   readonly format: string;
   /** The subject of a record. */
@@ -34,9 +35,10 @@ export interface ClusterSubjects {
 export function clusterSubjects(cluster: string): ClusterSubjects {
   const job = (id: string): string => `${cluster}.j.${encodeToken(id)}`;
   const rule = (id: string): string => `${cluster}.r.${encodeToken(id)}`;
+  const schedule = (id: string): string => `${cluster}.s.${encodeToken(id)}`;
   const format = `${cluster}.f`;
   return {
-    stream: cluster, all: `${cluster}.>`, job, rule, format,
+    stream: cluster, all: `${cluster}.>`, job, rule, schedule, format,
     of: (rec) => {
       switch (rec.t) {
         case 'job': return job(rec.job.id);
@@ -44,10 +46,8 @@ export function clusterSubjects(cluster: string): ClusterSubjects {
         case 'job.removed': return job(rec.id);
         case 'rule.removed': return rule(rec.id);
         case 'format': return format;
-        // Cluster mode keeps no schedules yet (its engine refuses them): none reaches a journal here.
-        case 'schedule':
-        case 'schedule.removed':
-          throw new Error('schedule records have no subject in cluster mode yet');
+        case 'schedule': return schedule(rec.state.schedule.id);
+        case 'schedule.removed': return schedule(rec.id);
       }
     },
   };

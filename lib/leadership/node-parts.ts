@@ -10,6 +10,7 @@ import type { ClusterSubjects } from '../jetstream/subjects.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
+import type { ScheduleStore } from '../store/schedules.ts';
 import type { CheckpointRunner } from './checkpoint-schedule.ts';
 
 export interface NodeParts {
@@ -24,6 +25,7 @@ export interface NodeParts {
   readonly checkpoints: CheckpointRunner;
   readonly jobs: JobStore;
   readonly rules: RuleStore;
+  readonly schedules: ScheduleStore;
   readonly log: Logger;
   /** The cluster's keys: what seals its records and forwarded batches (cluster-keys.ts). */
   readonly keys: ClusterKeys;
@@ -33,7 +35,7 @@ export interface NodeParts {
 export interface RoleHooks {
   /** The engine's batch path: the leader runs its own workers' and the followers' batches here. */
   readonly local: LocalBatch;
-  /** Now leading: the copy is current and the journal live. Jobs left `triggered` run again. */
+  /** Now leading: the copy is current and the journal live. Jobs left `triggered` run again; schedules are armed. */
   readonly promoted: () => void;
   /** No longer leading, before the copy is rebuilt: the engine forgets its attempts and results. */
   readonly demoted: () => void;

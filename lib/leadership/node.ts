@@ -103,6 +103,11 @@ export class ClusterNode {
     }, done);
   }
 
+  /** Null when the cluster may write records that need format `needs`; else why not (format-mark.ts gate). */
+  refusesFormat(needs: number): string | null {
+    return this.format.gate(needs, this.p.members);
+  }
+
   view(): ClusterView {
     const applied = this.applied;
     const lastSeq = Math.max(this.lastSeq, applied);
@@ -117,12 +122,13 @@ export class ClusterNode {
 
   /** Builds the copy from the stream (its checkpoint, then the rest) and starts following it (start-up, and after a step-down). */
   async rebuild(): Promise<void> {
-    const { nc, js, jsm, subjects, jobs, rules } = this.p;
+    const { nc, js, jsm, subjects, jobs, rules, schedules } = this.p;
     await this.tail?.stop();
     this.tail = null;
     const empty = (): void => {
       jobs.clear();
       rules.clear();
+      schedules.clear();
     };
     empty();
     // Said before reading: the leader then deletes no removal this copy may still need.
@@ -133,7 +139,7 @@ export class ClusterNode {
       this.quarantine.verified();
       this.quarantine.written(subjects.of(rec), seq);
       this.format.seen(rec);
-      applyRecord(jobs, rules, rec);
+      applyRecord(jobs, rules, rec, schedules);
     };
     this.quarantine.rebuilding();
     this.format.rebuilding();

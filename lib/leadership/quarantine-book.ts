@@ -4,6 +4,7 @@
 // clean; and of the records they pushed out that this node owes the stream (restore.ts). A node deletes only once it has verified at least one record with its keys: a node
 // started with the wrong --cluster-secret-file would otherwise take every record for junk and
 // delete the cluster's log; it says so instead.
+import type { EntryKind } from '../jetstream/restore.ts';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { errorText } from '../errors.ts';
 import { alreadyGone } from '../jetstream/api-errors.ts';
@@ -23,9 +24,9 @@ export interface QuarantineBookOptions {
   readonly log: Logger;
   readonly counted: () => void;
   /** The identifier of a message's subject (restore.ts identifierOf), null for no identifier's. */
-  readonly identifierOf: (subject: string) => { readonly kind: 'job' | 'rule'; readonly id: string } | null;
+  readonly identifierOf: (subject: string) => { readonly kind: EntryKind; readonly id: string } | null;
   /** The copy's record of an identifier (restore.ts copyRecord): what a foreign message on its subject pushed out. */
-  readonly owe: (kind: 'job' | 'rule', id: string) => LogRecord;
+  readonly owe: (kind: EntryKind, id: string) => LogRecord;
 }
 
 export class QuarantineBook implements StreamTrust {

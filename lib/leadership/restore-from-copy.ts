@@ -14,6 +14,8 @@ import type { Lease } from '../lease/lease.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
+import type { ScheduleStore } from '../store/schedules.ts';
+import type { EntryKind } from '../jetstream/restore.ts';
 import type { QuarantineBook } from './quarantine-book.ts';
 
 /** What of a node's parts (node.ts) a restore uses. */
@@ -25,6 +27,7 @@ export interface CopyParts {
   readonly book: QuarantineBook;
   readonly jobs: JobStore;
   readonly rules: RuleStore;
+  readonly schedules: ScheduleStore;
   readonly log: Logger;
 }
 
@@ -32,7 +35,11 @@ export interface CopyParts {
  * What to write again on an identifier's subject: the copy's job or rule, or its removal when
  * the copy has none (a removal pushed out could let a checkpoint's older copy of it come back).
  */
-export function copyRecord(p: { readonly jobs: JobStore; readonly rules: RuleStore }, kind: 'job' | 'rule', id: string): LogRecord {
+export function copyRecord(p: { readonly jobs: JobStore; readonly rules: RuleStore; readonly schedules: ScheduleStore }, kind: EntryKind, id: string): LogRecord {
+  if (kind === 'schedule') {
+    const state = p.schedules.get(id);
+    return state === undefined ? { t: 'schedule.removed', id } : { t: 'schedule', state };
+  }
   if (kind === 'job') {
     const job = p.jobs.get(id);
     return job === undefined ? { t: 'job.removed', id } : { t: 'job', job };
@@ -51,7 +58,7 @@ async function restoreFromCopy(p: CopyParts, writerId: string, lease: Lease, aft
 function restoreOptions(p: CopyParts, writerId: string, mayWrite: () => boolean): RestoreOptions {
   const { js, jsm, subjects, book, log } = p;
   const wrote = (rec: LogRecord, subject: string, seq: number): void => {
-    applyRecord(p.jobs, p.rules, rec);
+    applyRecord(p.jobs, p.rules, rec, p.schedules);
     book.written(subject, seq);
   };
   return { js, jsm, subjects, trust: book, writerId, owedAt: (seq) => book.owedAt(seq), mayWrite, wrote, log };

@@ -81,7 +81,7 @@ function scheduleJson(st: ScheduleState): string {
   const fields = scheduleFields(st.schedule).map(([k, x]) => `${s(k)}:${v(x)}`).join(',');
   const list = (xs: readonly bigint[]): string => `[${xs.join(',')}]`;
   const skips = st.skips.map((k) => `{"reason":${s(k.reason)},"from":${k.from},"to":${k.to},"count":${k.count}}`).join(',');
-  return `{"type":"schedule","id":${s(st.schedule.id)},${fields},"decided":${st.decided},"fired":${st.fired},`
+  return `{"type":"schedule","id":${s(st.schedule.id)},${fields},"decided":${st.decided},"next":${v(st.next)},"fired":${st.fired},`
     + `"skipped":{"missed":${st.skippedMissed},"overlap":${st.skippedOverlap}},"held":${v(st.held)},`
     + `"fires":${list(st.fires)},"manual":${list(st.manual)},"skips":[${skips}]}`;
 }

@@ -4,10 +4,10 @@
 //
 //   body  = id:str  timing  tz:str  flags:u8  [start:i64] [end:i64] [limit:u32]
 //           jitter:i64 catchup:i64 missed:u8 overlap:u8 keep:u16
-//           decided:i64 fired:u32 skipped_missed:u32 skipped_overlap:u32 [held:i64]
+//           decided:i64 [next:i64] fired:u32 skipped_missed:u32 skipped_overlap:u32 [held:i64]
 //           n:u16 fire:i64*n  m:u16 manual:i64*m  k:u8 skip*k
 //   timing = 0x00 cron:str | 0x01 every:i64
-//   flags  = bit 0 start, bit 1 end, bit 2 limit, bit 3 held, bit 4 paused (others 0)
+//   flags  = bit 0 start, bit 1 end, bit 2 limit, bit 3 held, bit 4 paused, bit 5 next (others 0)
 //   skip   = reason:u8 (0 missed, 1 overlap) from:i64 to:i64 count:u32
 //   missed = 0 skip, 1 once, 2 all;  overlap = 0 allow, 1 skip, 2 queue
 //
@@ -26,6 +26,7 @@ const F_END = 2;
 const F_LIMIT = 4;
 const F_HELD = 8;
 const F_PAUSED = 16;
+const F_NEXT = 32;
 const U32_MAX = 0xffffffff;
 const MAX_LIST = 0xffff;
 
@@ -69,7 +70,7 @@ export function encodeScheduleBody(st: ScheduleState): Buffer {
     w.i64(s.every!);
   }
   w.str(s.tz, 'time zone');
-  w.u8((s.start !== null ? F_START : 0) | (s.end !== null ? F_END : 0) | (s.limit !== null ? F_LIMIT : 0) | (st.held !== null ? F_HELD : 0) | (s.paused ? F_PAUSED : 0));
+  w.u8((s.start !== null ? F_START : 0) | (s.end !== null ? F_END : 0) | (s.limit !== null ? F_LIMIT : 0) | (st.held !== null ? F_HELD : 0) | (s.paused ? F_PAUSED : 0) | (st.next !== null ? F_NEXT : 0));
   if (s.start !== null) w.i64(s.start);
   if (s.end !== null) w.i64(s.end);
   if (s.limit !== null) w.u32(s.limit);
@@ -79,6 +80,7 @@ export function encodeScheduleBody(st: ScheduleState): Buffer {
   w.u8(OVERLAP.indexOf(s.overlap));
   w.u16(s.keep);
   w.i64(st.decided);
+  if (st.next !== null) w.i64(st.next);
   w.u32(st.fired);
   w.u32(st.skippedMissed);
   w.u32(st.skippedOverlap);
@@ -139,7 +141,7 @@ export function decodeScheduleBody(buf: Buffer, from: number, stop: number): Sch
   const tz = str('time zone');
   const flagsAt = p;
   const flags = u8('schedule flags');
-  if ((flags & ~(F_START | F_END | F_LIMIT | F_HELD | F_PAUSED)) !== 0) throw new BodyError(flagsAt, `unknown schedule flags ${flags}`);
+  if ((flags & ~(F_START | F_END | F_LIMIT | F_HELD | F_PAUSED | F_NEXT)) !== 0) throw new BodyError(flagsAt, `unknown schedule flags ${flags}`);
   const start = flags & F_START ? i64('start') : null;
   const end_ = flags & F_END ? i64('end') : null;
   const limit = flags & F_LIMIT ? u32('limit') : null;
@@ -149,6 +151,7 @@ export function decodeScheduleBody(buf: Buffer, from: number, stop: number): Sch
   const overlap = oneOf(OVERLAP, 'overlap policy');
   const keep = u16('keep');
   const decided = i64('decided');
+  const next = flags & F_NEXT ? i64('next') : null;
   const fired = u32('fired');
   const skippedMissed = u32('skipped missed');
   const skippedOverlap = u32('skipped overlap');
@@ -167,6 +170,6 @@ export function decodeScheduleBody(buf: Buffer, from: number, stop: number): Sch
   if (p !== stop) throw new BodyError(p, `${stop - p} trailing bytes after the record`);
   return {
     schedule: { id, cron, every, tz, start, end: end_, limit, jitter, missed, catchup, overlap, paused: (flags & F_PAUSED) !== 0, keep },
-    decided, fired, skippedMissed, skippedOverlap, held, fires, manual, skips,
+    decided, next, fired, skippedMissed, skippedOverlap, held, fires, manual, skips,
   };
 }

@@ -12,6 +12,7 @@ import { errorText, StartupError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
+import type { ScheduleStore } from '../store/schedules.ts';
 import { ClusterKeys } from '../jetstream/cluster-keys.ts';
 import { connectCluster } from '../jetstream/connect.ts';
 import { Members } from '../jetstream/members.ts';
@@ -47,6 +48,7 @@ export interface ClusterStorageInputs {
   readonly opts: ClusterOptions;
   readonly jobs: JobStore;
   readonly rules: RuleStore;
+  readonly schedules: ScheduleStore;
   readonly log: Logger;
   readonly stopped: () => boolean;
   /** Makes the cluster's checkpoints (in the compaction child). */
@@ -56,7 +58,7 @@ export interface ClusterStorageInputs {
 }
 
 export async function openClusterStorage(inputs: ClusterStorageInputs): Promise<Storage> {
-  const { opts, jobs, rules, log, stopped, checkpoints } = inputs;
+  const { opts, jobs, rules, schedules, log, stopped, checkpoints } = inputs;
   const clog = log.child({ component: 'cluster' });
   let keys: ClusterKeys;
   try {
@@ -79,10 +81,10 @@ export async function openClusterStorage(inputs: ClusterStorageInputs): Promise<
       return m;
     });
     const js = jetstream(nc);
-    clog.info('compression_interval has nothing to do in cluster mode: the stream keeps only the last record of each job and rule');
+    clog.info('compression_interval has nothing to do in cluster mode: the stream keeps only the last record of each job, rule and schedule');
     const leaseKv = await untilJetStreamAnswers(clog, stopped, () => openLeaseBucket(nc, opts.name, opts.leaseTtlMs, opts.replicas, clog));
     const members = await untilJetStreamAnswers(clog, stopped, () => Members.open(nc, opts.name, opts.nodeName, opts.replicas, keys, clog));
-    const started = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, checkpoints, jobs, rules, log: clog, keys });
+    const started = new ClusterNode({ opts, nc, js, jsm, subjects, leaseKv, members, checkpoints, jobs, rules, schedules, log: clog, keys });
     node = started;
     await untilJetStreamAnswers(clog, stopped, () => started.rebuild());
     clog.info({ cluster: opts.name, node: opts.nodeName }, 'following the stream; a follower until it takes the lease');

@@ -22,7 +22,7 @@ export interface StorageInputs {
   readonly cluster: ClusterOptions | null;
   readonly jobs: JobStore;
   readonly rules: RuleStore;
-  /** Filled from the logfile; cluster mode keeps no schedules yet (its records are refused there). */
+  /** Filled from the logfile, or the stream in cluster mode. */
   readonly schedules: ScheduleStore;
   readonly log: Logger;
   /** Runs logfile compactions (the primary's compaction child); closed at once when unused. */
@@ -39,7 +39,7 @@ export async function openStorage(inputs: StorageInputs): Promise<Storage> {
   if (inputs.cluster !== null) {
     folds.start(); // spawned now, while this heap is small
     return openClusterStorage({
-      opts: inputs.cluster, jobs, rules, log, stopped: inputs.stopped, checkpoints: inputs.checkpoints, closeCheckpoints: () => folds.close(),
+      opts: inputs.cluster, jobs, rules, schedules, log, stopped: inputs.stopped, checkpoints: inputs.checkpoints, closeCheckpoints: () => folds.close(),
     });
   }
   if (db.persistence === 'memory') {

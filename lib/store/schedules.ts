@@ -9,20 +9,11 @@ import type { ScheduleState } from '../domain/schedule.ts';
 import { scanSlots, type Page } from '../domain/page.ts';
 import { DueHeap } from './heap.ts';
 
-/** No nominal time: the smallest i64, never one a calendar gives. */
-const NONE = -(1n << 63n);
-
 export class ScheduleStore {
   private readonly byId = new Map<string, number>();
   private readonly slots: Array<ScheduleState | undefined> = [];
   private readonly free: number[] = [];
   private readonly due = new DueHeap(64);
-  /**
-   * Per slot, the nominal time the schedule was last armed for, NONE once disarmed: listings
-   * show it without a calendar, and the decision taken when it comes due starts from it.
-   */
-  private nominals = new BigInt64Array(64).fill(NONE);
-
   get size(): number {
     return this.byId.size;
   }
@@ -54,35 +45,20 @@ export class ScheduleStore {
     this.byId.delete(id);
     this.slots[slot] = undefined;
     this.due.remove(slot);
-    if (slot < this.nominals.length) this.nominals[slot] = NONE;
     this.free.push(slot);
     return previous;
   }
 
-  /** The schedule is next decided at `atNs`, for its nominal time `nominalNs`; null: never again (over, or paused). */
-  arm(id: string, atNs: bigint | null, nominalNs: bigint | null = atNs): void {
+  /** The schedule is next decided at `atNs`; null: never again (over, or paused). */
+  arm(id: string, atNs: bigint | null): void {
     const slot = this.byId.get(id);
     if (slot === undefined) return;
-    if (slot >= this.nominals.length) {
-      const grown = new BigInt64Array(Math.max(slot + 1, this.nominals.length * 2)).fill(NONE);
-      grown.set(this.nominals);
-      this.nominals = grown;
-    }
     if (atNs === null) {
       this.due.remove(slot);
-      this.nominals[slot] = NONE;
       return;
     }
-    this.nominals[slot] = nominalNs ?? atNs;
     this.due.setKey(slot, atNs);
     if (!this.due.has(slot)) this.due.insert(slot);
-  }
-
-  /** The nominal time the schedule was last armed for (taken due or not), or null when it was disarmed since. */
-  armedFor(id: string): bigint | null {
-    const slot = this.byId.get(id);
-    const nominal = slot === undefined || slot >= this.nominals.length ? NONE : this.nominals[slot]!;
-    return nominal === NONE ? null : nominal;
   }
 
   /** When the schedule is next decided, or null when it is not armed. */
@@ -109,6 +85,14 @@ export class ScheduleStore {
       const id = s.schedule.id;
       return id.startsWith(prefix) && (scope === '' || id.startsWith(scope)) ? s : undefined;
     });
+  }
+
+  /** Forgets every schedule (cluster mode: the copy is built again from the stream). */
+  clear(): void {
+    this.byId.clear();
+    this.slots.length = 0;
+    this.free.length = 0;
+    this.due.clear();
   }
 
   *all(): IterableIterator<ScheduleState> {

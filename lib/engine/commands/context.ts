@@ -16,8 +16,9 @@ export interface EngineContext {
   readonly attempts: LastAttempts;
   /** GET /activity: the window ending now. */
   readonly activity: () => ActivityView;
-  /** Schedules; null where there are none (cluster mode, for now). */
-  readonly scheduling: Scheduling | null;
+  readonly scheduling: Scheduling;
+  /** Null while schedules may be made; else why not (cluster mode: a node behind format 3). */
+  readonly schedulesRefused: () => string | null;
 }
 
 export type Handler<Op extends Command['op']> = (ctx: EngineContext, cmd: Extract<Command, { op: Op }>) => Reply;

@@ -38,7 +38,7 @@ function schedule(id: string, fields: Record<string, unknown>): Schedule {
 
 function view(s: Schedule, next: bigint | null, counts: [number, number, number] = [0, 0, 0]): ScheduleView {
   return {
-    state: { schedule: s, decided: 0n, fired: counts[0], skippedMissed: counts[1], skippedOverlap: counts[2], held: null, fires: [], manual: [], skips: [] },
+    state: { schedule: s, decided: 0n, next: null, fired: counts[0], skippedMissed: counts[1], skippedOverlap: counts[2], held: null, fires: [], manual: [], skips: [] },
     next,
   };
 }

@@ -14,7 +14,7 @@ const FULL: ScheduleState = {
     id: 'billing.nightly', cron: '0 30 2 * * *', every: null, tz: 'Europe/Berlin', start: 1_700_000_000n * S, end: 1_900_000_000n * S,
     limit: 100, jitter: 30n * S, missed: 'all', catchup: 7200n * S, overlap: 'queue', paused: true, keep: 7,
   },
-  decided: 1_800_000_000n * S + 123n, fired: 42, skippedMissed: 3, skippedOverlap: 1, held: 1_800_000_060n * S,
+  decided: 1_800_000_000n * S + 123n, next: 1_800_000_060n * S, fired: 42, skippedMissed: 3, skippedOverlap: 1, held: 1_800_000_060n * S,
   fires: [1_799_999_940n * S, 1_800_000_000n * S], manual: [1_800_000_001n * S + 5n],
   skips: [{ reason: 'missed', from: 1n, to: 5n, count: 5 }, { reason: 'overlap', from: 7n, to: 7n, count: 1 }],
 };
@@ -22,7 +22,7 @@ const BARE: ScheduleState = {
   schedule: {
     id: 'x', cron: null, every: 30n * S, tz: 'UTC', start: null, end: null, limit: null, jitter: 0n, missed: 'once', catchup: 3600n * S, overlap: 'allow', paused: false, keep: 10,
   },
-  decided: -5n, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [],
+  decided: -5n, next: null, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [],
 };
 
 describe('logfile/codec: schedule records', () => {

@@ -20,7 +20,7 @@ function schedule(id: string, fields: Record<string, unknown>): Schedule {
 
 function view(s: Schedule, next: bigint | null, counts: Partial<ScheduleState> = {}): ScheduleView {
   return {
-    state: { schedule: s, decided: 0n, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [], ...counts },
+    state: { schedule: s, decided: 0n, next: null, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [], ...counts },
     next,
   };
 }

@@ -8,7 +8,7 @@ import type { Schedule, ScheduleState, ScheduleView } from '../../../../lib/doma
 /** A view of `schedule` as the primary would answer it. */
 function view(schedule: Schedule, next: bigint | null = null, counts: Partial<ScheduleState> = {}): ScheduleView {
   const state: ScheduleState = {
-    schedule, decided: 0n, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [], ...counts,
+    schedule, decided: 0n, next: null, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [], ...counts,
   };
   return { state, next };
 }

@@ -1,0 +1,89 @@
+// Schedules in cluster mode (tickd-protocol(7) SCHEDULES; tickd(8) UPGRADING): three tickd
+// nodes on a 3-server NATS cluster (real processes; never the server at 4222). A schedule's
+// records need format 3, so SCHEDULE SET is refused, naming why, until the cluster records
+// that every node reads it; then an every-second schedule runs across the leader's `kill -9`,
+// and separately across the leader stopped (SIGSTOP) for 10 s: every nominal time from the
+// first occurrence to the last decided is exactly one occurrence job or one recorded skip
+// (the new leader goes on from what the stream says was decided), and the runners are told
+// their schedule and nominal time.
+import { expect } from 'chai';
+import { join } from 'node:path';
+import type { Daemon } from '../helpers/daemon.ts';
+import { LineClient, waitFor } from '../helpers/client.ts';
+import { startNode, waitForLeader } from '../helpers/cluster-nodes.ts';
+import { closeNatsClients, requireNatsServer, startNats, type NatsCluster } from '../helpers/nats.ts';
+import { pause } from '../helpers/procfs.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { linesOf, listLines } from './logfile-helpers.ts';
+import { expectDecidedOnce, runsOf, skipsOf } from './schedule-evidence.ts';
+import { occurrenceId } from '../../lib/schedule/occurrence.ts';
+
+/** The part of an occurrence's job identifier that names its nominal time. */
+const occurrenceSuffix = (t: bigint): string => occurrenceId('', t);
+
+const S = 1_000_000_000n;
+
+for (const how of ['kill', 'stop'] as const) {
+  describe(`cluster mode: an every-second schedule across the leader ${how === 'kill' ? 'killed (kill -9)' : 'stopped for 10 s (SIGSTOP)'}`, function () {
+    this.timeout(180_000);
+    let bin = '';
+    let nats: NatsCluster | null = null;
+    const nodes: Daemon[] = [];
+    const clients: LineClient[] = [];
+    before(function () { bin = requireNatsServer(this); });
+    after(async () => {
+      for (const c of clients.splice(0)) c.close();
+      for (const d of nodes.splice(0)) {
+        d.proc.kill('SIGCONT');
+        await d.kill();
+      }
+      await closeNatsClients();
+      await nats?.stop();
+    });
+
+    it('decides each nominal time once across the failover; before the cluster reads format 3, SET is refused', async () => {
+      const dir = tempDir();
+      const out = join(dir, 'runs.out');
+      nats = await startNats(bin, 3);
+      for (const name of ['n1', 'n2', 'n3']) nodes.push(await startNode(nats, { cluster: `sch${how}`, name, ttl: '2s' }));
+      const leader = await waitForLeader(nodes);
+      const others = nodes.filter((d) => d !== leader);
+      const c = await LineClient.connect(others[0]!.tcp); // a follower: commands are forwarded
+      clients.push(c);
+      expect(await c.request('r', `RULE SET e e. shell "echo $TICKD_JOB_ID $TICKD_SCHEDULE $TICKD_NOMINAL_NS >> ${out}"`)).to.deep.equal(['r OK']);
+
+      const set = `SCHEDULE SET e.s every=1s missed=all catchup=1m keep=1000`;
+      const first = (await c.request('s', set))[0]!;
+      expect(first).to.match(/^s ERROR invalid_args schedules: needs every node of the cluster at tickd format 3 or later; the cluster's active format is [12] /);
+      expect(await listLines(c, 'SCHEDULE LIST')).to.deep.equal([]);
+      // The cluster records format 3 once every node has read it for 30 s.
+      await waitFor(async () => (await c.request('s', set))[0]!.startsWith('s OK e.s '), 60_000, 'the cluster at format 3');
+
+      await waitFor(() => linesOf(out).length >= 3, 15_000, 'three occurrences before the failover');
+      if (how === 'kill') {
+        await leader.kill();
+      } else {
+        await pause(leader.proc.pid!);
+        await new Promise((r) => setTimeout(r, 10_000)); // the issue's 10 s
+      }
+      await waitForLeader(others, 30_000);
+      if (how === 'stop') leader.proc.kill('SIGCONT');
+      const before = linesOf(out).length;
+      await waitFor(() => linesOf(out).length >= before + 3, 30_000, 'three occurrences under the new leader');
+      expect((await c.request('p', 'SCHEDULE PAUSE e.s'))[0]).to.match(/^p OK e\.s /);
+      const pausedAt = BigInt(Date.now()) * 1_000_000n;
+      const jobs = (await listLines(c, 'QUERY e.s:')).map((l) => l.split(' ')[0]!);
+      const skips = await skipsOf(c, 'e.s');
+
+      const asJob = expectDecidedOnce(jobs, skips, S);
+      // missed=all with a minute's catch-up: nothing skipped, every second an occurrence.
+      expect(skips).to.deep.equal([]);
+      // Each ran (at least once, as any job); the last ones may still be on their way at the pause.
+      await waitFor(() => {
+        const runs = runsOf(linesOf(out), 'e.s');
+        return [...asJob].every((t) => t > pausedAt - 2n * S || (runs.get(jobs.find((j) => j.endsWith(occurrenceSuffix(t)))!) ?? 0) >= 1);
+      }, 10_000, 'every occurrence decided before the pause to have run');
+      for (const job of runsOf(linesOf(out), 'e.s').keys()) expect(jobs, 'a job that ran is an occurrence job').to.include(job);
+    });
+  });
+}
