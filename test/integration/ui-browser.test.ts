@@ -134,8 +134,8 @@ describe('web console and API reference in Chromium', function () {
     const { page, watch } = await newPage();
     await page.addInitScript({ content: "sessionStorage.setItem('tickd.token', 'secret-revoked')" });
     // The first refresh asks /stats, /whoami (the header names the kept token), /activity,
-    // one page of jobs and one of rules: five 401s.
-    for (let i = 0; i < 5; i++) watch.expect(/Failed to load resource.*status of 401/);
+    // one page of jobs, one of rules and one of schedules: six 401s.
+    for (let i = 0; i < 6; i++) watch.expect(/Failed to load resource.*status of 401/);
     await page.goto(`${origin}/ui/`);
     await page.getByRole('alert').filter({ hasText: 'no longer accepts the token' }).waitFor();
     expect(await page.evaluate("sessionStorage.getItem('tickd.token')")).to.equal(null);

@@ -82,17 +82,21 @@ async function exchange(method, path, { token = storedToken(), body } = {}) {
   return { body: text === '' ? null : parseExact(text), response };
 }
 
-/** One page of a listing: its entries and the cursor of the next page (null on the last). */
+/**
+ * One page of a listing: its entries and the cursor of the next page (null on the last). The
+ * body is the array itself (/jobs, /rules) or holds it under the listing's name (/schedules).
+ */
 async function page(kind, { limit, cursor, prefix, status }) {
   const { body, response } = await exchange('GET', `/${kind}?${pageQuery({ limit, cursor, prefix, status })}`, {});
-  return { items: Array.isArray(body) ? body : [], next: nextCursor(response.headers.get('Link')) };
+  const items = Array.isArray(body) ? body : Array.isArray(body?.[kind]) ? body[kind] : [];
+  return { items, next: nextCursor(response.headers.get('Link')) };
 }
 
 /**
  * What the server offers, from the open /openapi.json: `needsToken` when it declares bearer
  * security, `cluster` when it has GET /cluster (cluster mode only: a node running alone has no
  * such route, and asking anyway would only log a 404 on every refresh), `activity` when it has
- * GET /activity (the chart's data).
+ * GET /activity (the chart's data), `schedules` when it has GET /schedules.
  */
 export async function serverFeatures() {
   const doc = await call('GET', '/openapi.json', { token: '' });
@@ -101,6 +105,7 @@ export async function serverFeatures() {
     needsToken: Array.isArray(doc?.security) && doc.security.length > 0,
     cluster: Object.hasOwn(paths, '/cluster'),
     activity: Object.hasOwn(paths, '/activity'),
+    schedules: Object.hasOwn(paths, '/schedules'),
   };
 }
 
@@ -123,4 +128,13 @@ export const api = {
   rulesPage: (query) => page('rules', query),
   putRule: (id, body) => call('PUT', path('rules', id), { body }),
   deleteRule: (id) => call('DELETE', path('rules', id)),
+  schedulesPage: (query) => page('schedules', query),
+  schedule: (id) => call('GET', path('schedules', id)),
+  scheduleNext: (id, n) => call('GET', `${path('schedules', id)}/next?n=${n}`),
+  scheduleOccurrences: (id, limit) => call('GET', `${path('schedules', id)}/occurrences?limit=${limit}`),
+  putSchedule: (id, body) => call('PUT', path('schedules', id), { body }),
+  deleteSchedule: (id) => call('DELETE', path('schedules', id)),
+  pauseSchedule: (id) => call('POST', `${path('schedules', id)}/pause`),
+  resumeSchedule: (id) => call('POST', `${path('schedules', id)}/resume`),
+  runSchedule: (id) => call('POST', `${path('schedules', id)}/run`),
 };

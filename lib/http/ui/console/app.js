@@ -1,11 +1,12 @@
 // The console's controller: learns what the server offers, wires the parts (session, jobs,
-// rules, job detail) and runs the refresh loop: every REFRESH_MS while the tab is visible it
-// asks /stats, and for each part on screen (IntersectionObserver) its data: /activity for the
-// chart, the page of jobs shown, the page of rules shown, the open job detail; and /whoami
-// while the header does not yet name the kept token (a reload: the token came from storage). Invariants: no
-// data call is made without a token when the server needs one (so a fresh page does not fill
-// the log with 401s), nor to a route its /openapi.json does not list (/cluster on a node
-// running alone: a 404 every refresh); one refresh at a time (one asked for meanwhile runs
+// rules, schedules, job and schedule details) and runs the refresh loop: every REFRESH_MS while
+// the tab is visible it asks /stats, and for each part on screen (IntersectionObserver) its
+// data: /activity for the chart, the page of jobs, of rules and of schedules shown, the open
+// detail; and /whoami while the header does not yet name the kept token (a reload: the token
+// came from storage). Invariants: no data call is made without a token when the server needs
+// one (so a fresh page does not fill the log with 401s), nor to a route its /openapi.json does
+// not list (/cluster on a node running alone: a 404 every refresh; /schedules on a server
+// older than them); one refresh at a time (one asked for meanwhile runs
 // right after, with the parts both wanted); answers that arrive after the token changed are
 // dropped; a 401 on a refresh drops the token; every other API failure is shown in the alert
 // region with the API's message verbatim.
@@ -16,16 +17,19 @@ import { nodeLabel } from './format.js';
 import { deleteJob, editJob, jobsList, setupJobs } from './jobs.js';
 import { clearRendered, refreshRelative, renderCounts, renderMessages, renderNode, renderStats } from './render.js';
 import { rulesList, setupRules } from './rules.js';
+import { closeScheduleDetail, reloadScheduleDetail, scheduleDetailOpen, setupScheduleDetail } from './schedule-detail.js';
+import { deleteSchedule, editSchedule, schedulesList, setupSchedules } from './schedules.js';
 import { canCall, needsPrincipal, setNeedsToken, setPrincipal, setupSession, showSession, tokenRefused } from './session.js';
 
 const REFRESH_MS = 2000;
 const $ = (id) => document.getElementById(id);
 /** Section element id -> the part of the refresh it shows. */
-const SECTIONS = { 'overview-section': 'activity', 'jobs-section': 'jobs', 'rules-section': 'rules' };
+const SECTIONS = { 'overview-section': 'activity', 'jobs-section': 'jobs', 'rules-section': 'rules', 'schedules-section': 'schedules' };
 
 const state = {
   cluster: false,
   activity: false,
+  schedules: false,
   refreshing: false,
   again: null,
   timer: 0,
@@ -62,6 +66,7 @@ function calls(force) {
   if (state.cluster) list.push(['cluster', api.cluster(), (view) => renderNode($('node'), nodeLabel(view))]);
   if (want('jobs')) list.push(['jobs', jobsList.request(), (answer) => jobsList.show(answer)]);
   if (want('rules')) list.push(['rules', rulesList.request(), (answer) => rulesList.show(answer)]);
+  if (state.schedules && want('schedules')) list.push(['schedules', schedulesList.request(), (answer) => schedulesList.show(answer)]);
   return list;
 }
 
@@ -75,6 +80,7 @@ function apply(token, list, results) {
   }
   results.forEach((r, i) => { if (r.status === 'fulfilled') list[i][2](r.value); });
   refreshRelative($('jobs'), Date.now());
+  refreshRelative($('schedules'), Date.now());
   showErrors('refresh', results.filter((r) => r.status === 'rejected').map((r) => describe(r.reason)));
   $('refreshed').textContent = `Last refreshed ${new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
 }
@@ -92,8 +98,10 @@ async function refresh(force = new Set()) {
     const token = storedToken();
     const list = calls(force.has('all') ? new Set(Object.values(SECTIONS)) : force);
     const detail = detailState().open ? reloadDetail() : null;
+    const scheduleDetail = scheduleDetailOpen() ? reloadScheduleDetail() : null;
     const results = await Promise.allSettled(list.map(([, promise]) => promise));
     await detail;
+    await scheduleDetail;
     apply(token, list, results);
   } finally {
     state.refreshing = false;
@@ -110,15 +118,19 @@ function schedule() {
   if ($('auto-refresh').checked) state.timer = setInterval(() => { if (!document.hidden) void refresh(); }, REFRESH_MS);
 }
 
-/** Runs a change against the API: success clears the action errors, says so and refreshes `part`. */
+/**
+ * Runs a change against the API: success clears the action errors, says so (`done`: the text,
+ * or a function of the API's answer that makes it) and refreshes `part`.
+ */
 async function change(run, done, part) {
   if (!canCall()) {
     showErrors('action', ['Enter a token first: this server needs one.']);
     $('token').focus();
     return false;
   }
+  let answer;
   try {
-    await run();
+    answer = await run();
   } catch (err) {
     say('');
     if (err instanceof ApiError && err.status === 401) tokenRefused();
@@ -126,7 +138,7 @@ async function change(run, done, part) {
     return false;
   }
   showErrors('action', []);
-  say(done);
+  say(typeof done === 'function' ? done(answer) : done);
   await refresh(new Set([part]));
   return true;
 }
@@ -145,7 +157,9 @@ function clearData() {
   renderChart($('activity-chart'), null);
   jobsList.reset();
   rulesList.reset();
+  schedulesList.reset();
   closeDetail();
+  closeScheduleDetail();
   showErrors('refresh', []);
   $('refreshed').textContent = '';
 }
@@ -175,7 +189,9 @@ async function start() {
   });
   setupJobs(shared);
   setupRules(shared);
+  setupSchedules(shared);
   setupDetail({ onError, onEdit: editJob, onDelete: deleteJob });
+  setupScheduleDetail({ change, onError, onEdit: editSchedule, onDelete: deleteSchedule });
   $('refresh-now').addEventListener('click', () => void refresh(new Set(['all'])));
   $('auto-refresh').addEventListener('change', schedule);
   document.addEventListener('visibilitychange', () => { if (!document.hidden) void refresh(); });
@@ -184,11 +200,14 @@ async function start() {
     setNeedsToken(features.needsToken);
     state.cluster = features.cluster;
     state.activity = features.activity;
+    state.schedules = features.schedules;
   } catch (err) {
     showSession();
     showErrors('session', [describe(err)]);
   }
   $('overview-section').classList.toggle('no-activity', !state.activity);
+  // A server without schedules (an older version behind the same page) shows no such section.
+  $('schedules-section').hidden = !state.schedules;
   if (!canCall()) $('token').focus();
   watchSections();
   schedule();

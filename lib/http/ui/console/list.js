@@ -1,4 +1,4 @@
-// One paged listing on screen (jobs or rules): a prefix filter and, for jobs, a status filter,
+// One paged listing on screen (jobs, rules or schedules): a prefix filter and, for jobs, a status filter,
 // both applied by the server, the page shown, Previous/Next over a cursor stack (pager.js) and
 // the "Page 2 · rows 101–200" line. Invariants: only the page shown is ever fetched; an answer
 // made for another page or filter (the user moved on while it was in flight) is dropped; a new

@@ -1,10 +1,11 @@
-// DOM rendering of the console's data: STAT figures, counts per status, one page of jobs, one
-// page of rules. Invariants: API data only ever reaches the page through textContent or
+// DOM rendering of the console's data: STAT figures, counts per status, one page of jobs, of
+// rules and of schedules. Invariants: API data only ever reaches the page through textContent or
 // attribute values (never markup), so an identifier or a command cannot inject anything; only
-// what changed is touched (a job row is rebuilt when its status or time changed, a table is
+// what changed is touched (a job or schedule row is rebuilt when it changed, a table is
 // reordered only when its rows did), so the refresh neither steals focus nor re-lays the page,
 // and when rows move the focused row button gets its focus back.
 import { formatDuration, nsToIso, relativeExecution, runnerDetails, statusCounts } from './format.js';
+import { countsText, noNextText, specText } from './schedule-format.js';
 
 export const JOB_STATUSES = ['planned', 'triggered', 'executed', 'failed'];
 /** Runner kinds the HTTP API accepts; amqp and redis rules can only be set over TCP. */
@@ -51,7 +52,7 @@ function update(container, data, build) {
 /** Empties `container`; the next render fills it whatever the data. */
 export function clearRendered(container) {
   rendered.delete(container);
-  jobRows.delete(container);
+  keyedRows.delete(container);
   container.replaceChildren();
 }
 
@@ -108,26 +109,28 @@ function jobRow(job, nowMs) {
       rowButton('delete-job', job.id, `Delete job ${job.id}`, 'Delete')));
 }
 
-const jobRows = new WeakMap(); // tbody -> Map(id -> { key, tr })
+const keyedRows = new WeakMap(); // tbody -> Map(id -> { key, tr })
 
 /**
- * Shows one page of jobs, sorted by identifier. A row whose status and time are unchanged is
- * kept as it is (same node); the tbody is reordered only when the sequence of rows changed.
+ * Shows rows of `items` sorted by identifier, `build` making one. A row whose `keyOf` is
+ * unchanged is kept as it is (same node); the tbody is reordered only when the sequence of
+ * rows changed. (A page of 100 jobs, or of schedules firing every second, rebuilds only the
+ * rows that changed.)
  */
-export function renderJobs(tbody, jobs, nowMs, emptyText = 'No jobs.') {
-  const sorted = [...jobs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const before = jobRows.get(tbody) ?? new Map();
+function renderKeyed(tbody, items, keyOf, build, columns, emptyText) {
+  const sorted = [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const before = keyedRows.get(tbody) ?? new Map();
   const after = new Map();
-  const trs = sorted.map((job) => {
-    const key = `${job.status} ${job.execution}`;
-    const kept = before.get(job.id);
-    const row = kept !== undefined && kept.key === key ? kept : { key, tr: jobRow(job, nowMs) };
-    after.set(job.id, row);
+  const trs = sorted.map((item) => {
+    const key = keyOf(item);
+    const kept = before.get(item.id);
+    const row = kept !== undefined && kept.key === key ? kept : { key, tr: build(item) };
+    after.set(item.id, row);
     return row.tr;
   });
-  jobRows.set(tbody, after);
+  keyedRows.set(tbody, after);
   if (trs.length === 0) {
-    update(tbody, ['empty', emptyText], () => [emptyRow(4, emptyText)]);
+    update(tbody, ['empty', emptyText], () => [emptyRow(columns, emptyText)]);
     return;
   }
   rendered.delete(tbody);
@@ -136,6 +139,11 @@ export function renderJobs(tbody, jobs, nowMs, emptyText = 'No jobs.') {
   const wanted = focusedControl(tbody);
   tbody.replaceChildren(...trs);
   refocus(tbody, wanted);
+}
+
+/** Shows one page of jobs, sorted by identifier; a row is rebuilt when its status or time changed. */
+export function renderJobs(tbody, jobs, nowMs, emptyText = 'No jobs.') {
+  renderKeyed(tbody, jobs, (job) => `${job.status} ${job.execution}`, (job) => jobRow(job, nowMs), 4, emptyText);
 }
 
 /** Brings every relative time under `container` up to `nowMs` (text only where it changed). */
@@ -169,6 +177,35 @@ export function renderRules(tbody, rules, emptyText = 'No rules.') {
         actions);
     });
   });
+}
+
+/** A schedule's state: "paused" or "active". */
+export function pausedBadge(paused) {
+  const on = paused === true || paused === 'true';
+  return el('span', { class: `badge badge-${on ? 'paused' : 'active'}`, 'data-paused': String(on) }, on ? 'paused' : 'active');
+}
+
+/** A schedule's next run: as a job's execution (relative, ISO, nanoseconds), or why there is none. */
+export function nextRunCell(schedule, nowMs) {
+  const next = schedule.next;
+  return next === null || next === undefined ? [el('em', {}, noNextText(schedule))] : executionCell(next, 'planned', nowMs);
+}
+
+function scheduleRow(s, nowMs) {
+  return el('tr', { 'data-schedule': s.id },
+    el('th', { scope: 'row' }, el('button', { type: 'button', class: 'link', 'data-action': 'open-schedule', 'data-id': s.id, 'aria-label': `Details of schedule ${s.id}` }, el('code', {}, s.id))),
+    el('td', { class: 'details' }, el('code', { 'data-field': 'spec' }, specText(s)), ' ', el('span', { class: 'k' }, `in ${s.tz}`)),
+    el('td', { class: 'when', 'data-field': 'next' }, ...nextRunCell(s, nowMs)),
+    el('td', {}, pausedBadge(s.paused)),
+    el('td', { 'data-field': 'counts' }, countsText(s)),
+    el('td', { class: 'actions' },
+      rowButton('edit-schedule', s.id, `Edit schedule ${s.id}`, 'Edit'),
+      rowButton('delete-schedule', s.id, `Delete schedule ${s.id}`, 'Delete')));
+}
+
+/** Shows one page of schedules, sorted by identifier; a row is rebuilt when anything of it changed. */
+export function renderSchedules(tbody, schedules, nowMs, emptyText = 'No schedules.') {
+  renderKeyed(tbody, schedules, (s) => JSON.stringify(s), (s) => scheduleRow(s, nowMs), 6, emptyText);
 }
 
 /**
