@@ -33,6 +33,7 @@ import { Firing, type Dispatch, type FiringObserver } from './firing.ts';
 import { ExecutionResults } from './results.ts';
 import { Lookahead, type Prepare } from './lookahead.ts';
 import { ScheduleStore } from '../store/schedules.ts';
+import type { SkipReason } from '../domain/schedule.ts';
 import { Scheduling } from './scheduling.ts';
 import { scheduleSet } from './commands/schedule-set.ts';
 import { scheduleGet, scheduleNext, scheduleOccurrences } from './commands/schedule-get.ts';
@@ -64,6 +65,8 @@ const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
 
 export interface EngineObserver extends FiringObserver {
   commandApplied(cmd: Command, reply: Reply): void;
+  /** A schedule's decision skipped `count` nominal times, for `reason` (lib/engine/scheduling.ts). */
+  skipped?(reason: SkipReason, count: number): void;
 }
 
 export interface EngineOptions {
@@ -111,7 +114,7 @@ export class Engine {
     this.changes = new Changes(opts.jobs, opts.rules, opts.journal, schedules);
     this.commits = new CommitQueue(opts.journal, this.changes, opts.onPersistError);
     this.attempts = opts.attempts ?? new LastAttempts();
-    this.scheduling = new Scheduling(this.changes, opts.jobs, schedules);
+    this.scheduling = new Scheduling(this.changes, opts.jobs, schedules, (reason, count) => opts.observer?.skipped?.(reason, count));
     this.scheduling.armAll();
     this.ctx = {
       changes: this.changes, jobs: opts.jobs, rules: opts.rules, stat: opts.stat, attempts: this.attempts, activity: opts.activity ?? NO_ACTIVITY,

@@ -7,6 +7,7 @@
 // record when it ends. A webhook that is down under 10 000 jobs a second, or a burst of a
 // million due jobs no rule matches, would otherwise write a record per job: CPU taken from the
 // tick (a million records held the primary for seconds at a time) and a flooded log.
+import type { SkipReason } from '../domain/schedule.ts';
 import type { Attempt } from '../domain/attempt.ts';
 import { describeOutcome } from '../domain/attempt.ts';
 import type { Command, Reply } from '../domain/command.ts';
@@ -97,6 +98,9 @@ export function combineObservers(observers: ReadonlyArray<EngineObserver | null>
     finished(jobId: string, success: boolean, attempt: Attempt | undefined): void {
       for (const o of all) o.finished(jobId, success, attempt);
     },
+    skipped(reason: SkipReason, count: number): void {
+      for (const o of all) o.skipped?.(reason, count);
+    },
   };
 }
 
@@ -115,5 +119,6 @@ export function engineObserver(instruments: JobInstruments): EngineObserver {
       instruments.outcome('none', 'no_rule', false);
     },
     finished(): void {},
+    skipped: (reason, count) => instruments.scheduleSkipped(reason, count),
   };
 }

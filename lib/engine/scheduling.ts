@@ -17,7 +17,7 @@
 // outcome (executed, failed) are removed, oldest first, and its history forgets them; manual
 // runs are counted apart, with the same `keep`.
 import { createHash } from 'node:crypto';
-import type { Schedule, ScheduleState, SkipEntry } from '../domain/schedule.ts';
+import type { Schedule, ScheduleState, SkipEntry, SkipReason } from '../domain/schedule.ts';
 import { SKIPS_KEPT } from '../domain/schedule.ts';
 import { Calendar } from '../schedule/calendar.ts';
 import { decide, type Busy } from '../schedule/decide.ts';
@@ -42,8 +42,12 @@ export class Scheduling {
   /** Calendars of the schedules used last: a croner parse costs ~50 µs, and each calendar keeps its last answers. */
   private readonly calendars = new Map<Schedule, Calendar>();
 
-  constructor(changes: Changes, jobs: ReadonlyJobs, store: ScheduleStore) {
+  /** Told of each skip once it is logged (the metric of skips by reason). */
+  private readonly skipped: (reason: SkipReason, count: number) => void;
+
+  constructor(changes: Changes, jobs: ReadonlyJobs, store: ScheduleStore, skipped: (reason: SkipReason, count: number) => void = () => {}) {
     this.changes = changes;
+    this.skipped = skipped;
     this.jobs = jobs;
     this.store = store;
     changes.onScheduleRestored = (id) => {
@@ -176,6 +180,7 @@ export class Scheduling {
       }
     }
     if (skips.length > SKIPS_KEPT) skips.splice(0, skips.length - SKIPS_KEPT);
+    for (const d of decisions) if (d.t === 'skip') this.skipped(d.reason, d.count);
     this.save({ ...this.prune({ ...state, fires }), decided: progress.decided, fired: progress.fired, skippedMissed, skippedOverlap, held, skips });
   }
 

@@ -55,9 +55,14 @@ export const CLUSTER_METRIC_NAMES = ['tickd.cluster.role', 'tickd.cluster.failov
 
 export const EXECUTION_METRIC_NAMES = ['tickd.execution.lateness_ms', 'tickd.execution.outcomes'] as const;
 
+/** Exported once a schedule has skipped an occurrence. */
+export const SCHEDULE_METRIC_NAMES = ['tickd.schedules.skipped'] as const;
+
 export const ATTR_OUTCOME = 'tickd.outcome';
 export const ATTR_RUNNER_KIND = 'tickd.runner.kind';
 export const ATTR_RUNNER_OUTCOME = 'tickd.runner.outcome';
+/** Why a schedule's occurrence was skipped: missed or overlap. */
+export const ATTR_SKIP_REASON = 'tickd.skip.reason';
 
 /** Runner durations span milliseconds (HTTP call) to minutes (shell job at its timeout). */
 const DURATION_BUCKETS_MS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 300_000];
@@ -91,6 +96,8 @@ export interface JobInstruments {
   tookOver(): void;
   /** A stream message that is no record of the cluster's was quarantined (cluster mode). */
   quarantined(): void;
+  /** A schedule skipped `count` occurrences (tickd-protocol(7) SCHEDULES), for `reason`. */
+  scheduleSkipped(reason: 'missed' | 'overlap', count: number): void;
 }
 
 // Shared attribute objects: no allocation per recording.
@@ -134,6 +141,10 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
   };
   const failovers = meter.createCounter('tickd.cluster.failovers', { unit: '{failover}', description: 'Times this node took over as leader after having been a follower.' });
   const quarantined = meter.createCounter('tickd.cluster.quarantined', { unit: '{message}', description: 'Stream messages this node kept out of its copy: no record of the cluster\'s (tickd(8) SECURITY).' });
+  const skips = meter.createCounter('tickd.schedules.skipped', {
+    unit: '{occurrence}', description: 'Occurrences of schedules skipped, by reason (missed: decided over a second late; overlap: the previous one still ran).',
+  });
+  const SKIP_ATTRS = { missed: Object.freeze({ [ATTR_SKIP_REASON]: 'missed' }), overlap: Object.freeze({ [ATTR_SKIP_REASON]: 'overlap' }) };
   const role = sources.role;
   if (role !== undefined) {
     meter.createObservableGauge('tickd.cluster.role', { unit: '1', description: 'This node\'s cluster role: 1 leader, 0 follower.' })
@@ -156,5 +167,6 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
     outcome: (runner, kind, success) => outcomes.add(1, attrsOf(runner, kind, success)),
     tookOver: () => failovers.add(1),
     quarantined: () => quarantined.add(1),
+    scheduleSkipped: (reason, count) => skips.add(count, SKIP_ATTRS[reason]),
   };
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
-import { CLUSTER_METRIC_NAMES, createInstruments, EXECUTION_METRIC_NAMES, METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
+import { CLUSTER_METRIC_NAMES, createInstruments, EXECUTION_METRIC_NAMES, METRIC_NAMES, SCHEDULE_METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
 import { engineObserver } from '../../../lib/engine/observers.ts';
 import { startMetricsOnly } from '../../../lib/telemetry/metrics.ts';
 import { silentLogger } from '../../../lib/log.ts';
@@ -156,5 +156,19 @@ describe('telemetry/instruments', () => {
     expect(text).to.match(/^tickd_connections_active\{[^}]*\} 2$/m);
     expect(text).to.match(/^target_info\{[^}]*service_name="tickd",service_version="9\.8\.7"/m);
     await meters.shutdown(100);
+  });
+
+  it('counts schedules\' skipped occurrences by reason, through the engine\'s observer', async () => {
+    const reader = new TestReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const observer = engineObserver(createInstruments(provider.getMeter('t'), { connections: () => 0, rules: () => 0, compactions: () => 0 }));
+    observer.skipped!('missed', 3);
+    observer.skipped!('overlap', 1);
+    observer.skipped!('missed', 2);
+    const got = await collect(reader);
+    expect([...got.keys()]).to.include.members([...SCHEDULE_METRIC_NAMES]);
+    const byReason = new Map(got.get('tickd.schedules.skipped')!.dataPoints.map((p) => [p.attributes['tickd.skip.reason'], p.value]));
+    expect(Object.fromEntries(byReason)).to.deep.equal({ missed: 5, overlap: 1 });
+    await provider.shutdown();
   });
 });
