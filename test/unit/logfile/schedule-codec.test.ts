@@ -6,6 +6,9 @@ import { decodePayload, encodeRecord, RecordDecodeError } from '../../../lib/log
 import { recordKey } from '../../../lib/logfile/frames.ts';
 import type { LogRecord } from '../../../lib/engine/journal.ts';
 import type { ScheduleState } from '../../../lib/domain/schedule.ts';
+import { formatRecord } from '../../../lib/logfile/dump-format.ts';
+import { parseLine } from '../../../lib/protocol/parse.ts';
+import { tokenize } from '../../../lib/protocol/tokenize.ts';
 
 const S = 1_000_000_000n;
 
@@ -66,5 +69,18 @@ describe('logfile/codec: schedule records', () => {
     const badTiming = Buffer.from(payload);
     badTiming[3 + 2 + 1] = 9; // type, needs, id "x" (2 + 1 bytes), then the timing byte
     expect(refuse(withBody(badTiming)).reason).to.equal('unknown schedule timing byte 9');
+  });
+
+  it('tickd dump prints a schedule as the SCHEDULE SET line that makes it again, and every field in JSON', () => {
+    for (const state of [FULL, BARE]) {
+      const text = formatRecord({ t: 'schedule', state }, 'text');
+      expect(text.startsWith(`schedule SCHEDULE SET ${state.schedule.id} `)).to.equal(true);
+      const parsed = parseLine(tokenize(text)!);
+      expect(parsed).to.deep.equal({ kind: 'command', rid: 'schedule', cmd: { op: 'schedule.set', schedule: state.schedule } });
+      const json = JSON.parse(formatRecord({ t: 'schedule', state }, 'json')) as Record<string, unknown>;
+      expect(json).to.include({ type: 'schedule', id: state.schedule.id, fired: state.fired, tz: state.schedule.tz });
+      expect(Object.keys(json)).to.include.members(['decided', 'next', 'skipped', 'held', 'fires', 'manual', 'skips']);
+    }
+    expect(formatRecord({ t: 'schedule.removed', id: 'x' }, 'text')).to.equal('removed SCHEDULE REMOVE x');
   });
 });
