@@ -23,43 +23,54 @@ const occurrenceSuffix = (t: bigint): string => occurrenceId('', t);
 
 const S = 1_000_000_000n;
 
-for (const how of ['kill', 'stop'] as const) {
-  describe(`cluster mode: an every-second schedule across the leader ${how === 'kill' ? 'killed (kill -9)' : 'stopped for 10 s (SIGSTOP)'}`, function () {
-    this.timeout(180_000);
-    let bin = '';
-    let nats: NatsCluster | null = null;
-    const nodes: Daemon[] = [];
-    const clients: LineClient[] = [];
-    before(function () { bin = requireNatsServer(this); });
-    after(async () => {
-      for (const c of clients.splice(0)) c.close();
-      for (const d of nodes.splice(0)) {
-        d.proc.kill('SIGCONT');
-        await d.kill();
-      }
-      await closeNatsClients();
-      await nats?.stop();
-    });
+describe('cluster mode: schedules across failovers', function () {
+  this.timeout(180_000);
+  let bin = '';
+  let nats: NatsCluster | null = null;
+  const nodes: Daemon[] = [];
+  const clients: LineClient[] = [];
+  const out = join(tempDir(), 'runs.out');
+  before(function () { bin = requireNatsServer(this); });
+  after(async () => {
+    for (const c of clients.splice(0)) c.close();
+    for (const d of nodes.splice(0)) {
+      d.proc.kill('SIGCONT');
+      await d.kill();
+    }
+    await closeNatsClients();
+    await nats?.stop();
+  });
 
-    it('decides each nominal time once across the failover; before the cluster reads format 3, SET is refused', async () => {
-      const dir = tempDir();
-      const out = join(dir, 'runs.out');
-      nats = await startNats(bin, 3);
-      for (const name of ['n1', 'n2', 'n3']) nodes.push(await startNode(nats, { cluster: `sch${how}`, name, ttl: '2s' }));
-      const leader = await waitForLeader(nodes);
-      const others = nodes.filter((d) => d !== leader);
-      const c = await LineClient.connect(others[0]!.tcp); // a follower: commands are forwarded
-      clients.push(c);
-      expect(await c.request('r', `RULE SET e e. shell "echo $TICKD_JOB_ID $TICKD_SCHEDULE $TICKD_NOMINAL_NS >> ${out}"`)).to.deep.equal(['r OK']);
+  /** A connection to a live node other than `not`: its commands are forwarded to the leader. */
+  const clientOf = async (not: Daemon): Promise<LineClient> => {
+    const c = await LineClient.connect(nodes.find((d) => d !== not && d.proc.exitCode === null && d.proc.signalCode === null)!.tcp);
+    clients.push(c);
+    return c;
+  };
 
-      const set = `SCHEDULE SET e.s every=1s missed=all catchup=1m keep=1000`;
-      const first = (await c.request('s', set))[0]!;
-      expect(first).to.match(/^s ERROR invalid_args schedules: needs every node of the cluster at tickd format 3 or later; the cluster's active format is [12] /);
-      expect(await listLines(c, 'SCHEDULE LIST')).to.deep.equal([]);
-      // The cluster records format 3 once every node has read it for 30 s.
-      await waitFor(async () => (await c.request('s', set))[0]!.startsWith('s OK e.s '), 60_000, 'the cluster at format 3');
+  it('refuses SCHEDULE SET, naming why, until the cluster records format 3', async () => {
+    nats = await startNats(bin, 3);
+    for (const name of ['n1', 'n2', 'n3']) nodes.push(await startNode(nats, { cluster: 'sch', name, ttl: '2s' }));
+    const c = await clientOf(await waitForLeader(nodes));
+    expect(await c.request('r', `RULE SET e e. shell "echo $TICKD_JOB_ID $TICKD_SCHEDULE $TICKD_NOMINAL_NS >> ${out}"`)).to.deep.equal(['r OK']);
+    const first = (await c.request('s', 'SCHEDULE SET e.probe every=1h'))[0]!;
+    expect(first).to.match(/^s ERROR invalid_args schedules: needs every node of the cluster at tickd format 3 or later; the cluster's active format is [12] /);
+    expect(await listLines(c, 'SCHEDULE LIST')).to.deep.equal([]);
+    // The cluster records format 3 once every node has read it for 30 s.
+    await waitFor(async () => (await c.request('s', 'SCHEDULE SET e.probe every=1h'))[0]!.startsWith('s OK e.probe '), 60_000, 'the cluster at format 3');
+    expect((await c.request('d', 'SCHEDULE REMOVE e.probe'))[0]).to.equal('d OK');
+  });
 
-      await waitFor(() => linesOf(out).length >= 3, 15_000, 'three occurrences before the failover');
+  for (const how of ['kill', 'stop'] as const) {
+    it(`decides each nominal time of an every-second schedule once across the leader ${how === 'kill' ? 'killed (kill -9)' : 'stopped for 10 s (SIGSTOP)'}`, async () => {
+      const live = nodes.filter((d) => d.proc.exitCode === null && d.proc.signalCode === null);
+      const leader = await waitForLeader(live);
+      const others = live.filter((d) => d !== leader);
+      const c = await clientOf(leader);
+      const id = `e.${how}`;
+      expect((await c.request('s', `SCHEDULE SET ${id} every=1s missed=all catchup=1m keep=1000`))[0]).to.match(new RegExp(`^s OK ${id.replace('.', '\\.')} `));
+      const mine = (): string[] => linesOf(out).filter((l) => l.startsWith(`${id}:`));
+      await waitFor(() => mine().length >= 3, 15_000, 'three occurrences before the failover');
       if (how === 'kill') {
         await leader.kill();
       } else {
@@ -68,22 +79,22 @@ for (const how of ['kill', 'stop'] as const) {
       }
       await waitForLeader(others, 30_000);
       if (how === 'stop') leader.proc.kill('SIGCONT');
-      const before = linesOf(out).length;
-      await waitFor(() => linesOf(out).length >= before + 3, 30_000, 'three occurrences under the new leader');
-      expect((await c.request('p', 'SCHEDULE PAUSE e.s'))[0]).to.match(/^p OK e\.s /);
+      const before = mine().length;
+      await waitFor(() => mine().length >= before + 3, 30_000, 'three occurrences under the new leader');
+      expect((await c.request('p', `SCHEDULE PAUSE ${id}`))[0]).to.match(/^p OK /);
       const pausedAt = BigInt(Date.now()) * 1_000_000n;
-      const jobs = (await listLines(c, 'QUERY e.s:')).map((l) => l.split(' ')[0]!);
-      const skips = await skipsOf(c, 'e.s');
+      const jobs = (await listLines(c, `QUERY ${id}:`)).map((l) => l.split(' ')[0]!);
+      const skips = await skipsOf(c, id);
 
       const asJob = expectDecidedOnce(jobs, skips, S);
       // missed=all with a minute's catch-up: nothing skipped, every second an occurrence.
       expect(skips).to.deep.equal([]);
       // Each ran (at least once, as any job); the last ones may still be on their way at the pause.
       await waitFor(() => {
-        const runs = runsOf(linesOf(out), 'e.s');
+        const runs = runsOf(mine(), id);
         return [...asJob].every((t) => t > pausedAt - 2n * S || (runs.get(jobs.find((j) => j.endsWith(occurrenceSuffix(t)))!) ?? 0) >= 1);
       }, 10_000, 'every occurrence decided before the pause to have run');
-      for (const job of runsOf(linesOf(out), 'e.s').keys()) expect(jobs, 'a job that ran is an occurrence job').to.include(job);
+      for (const job of runsOf(mine(), id).keys()) expect(jobs, 'a job that ran is an occurrence job').to.include(job);
     });
-  });
-}
+  }
+});
