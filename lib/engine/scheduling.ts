@@ -30,6 +30,7 @@ export const DECIDE_LEAD_MAX_NS = 10_000_000_000n;
 /** Schedules decided per tick at most, and the time one tick may spend deciding. */
 const DECIDE_SLICE = 256;
 const DECIDE_SLICE_MS = 2;
+const DECIDE_CHUNK = 16;
 /** A croner calendar holds ~80 KB: a few, for the schedules asked about again and again. */
 const CALENDARS_KEPT = 64;
 
@@ -78,10 +79,13 @@ export class Scheduling {
     const due = this.store.nextDue();
     if (due === undefined || due > nowNs) return false;
     const started = performance.now();
-    let n = 0;
-    for (const id of this.store.takeDue(nowNs, DECIDE_SLICE)) {
-      this.decideOne(id, nowNs);
-      if (++n % 16 === 0 && performance.now() - started > DECIDE_SLICE_MS) break;
+    // Taken a chunk at a time and every schedule taken decided: takeDue disarms what it
+    // returns, so one taken and left undecided would never be decided again.
+    for (let n = 0; n < DECIDE_SLICE && (n === 0 || performance.now() - started < DECIDE_SLICE_MS);) {
+      const chunk = this.store.takeDue(nowNs, DECIDE_CHUNK);
+      if (chunk.length === 0) break;
+      for (const id of chunk) this.decideOne(id, nowNs);
+      n += chunk.length;
     }
     const after = this.store.nextDue();
     return after !== undefined && after <= nowNs;

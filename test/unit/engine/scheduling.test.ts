@@ -178,3 +178,17 @@ describe('schedules in the engine', () => {
     }
   });
 });
+
+describe('schedules in the engine: a tick that runs out of time', () => {
+  it('decides every due schedule over the next ticks, none left unarmed (a slice that ran over its time lost them)', () => {
+    const d = start();
+    const t0 = (wallNowNs() / S + 1n) * S;
+    // 2 000 cron schedules in a zone, all due at once: far more than one tick's 2 ms decides.
+    for (let i = 0; i < 2000; i++) set(d, `many.${i}`, { cron: '* * * * * *', tz: 'Europe/Berlin', overlap: 'skip' });
+    let ticks = 0;
+    for (let t = t0; ticks < 10_000 && [...d.schedules.all()].some((s) => s.fired === 0); t += 1_000_000n, ticks++) d.engine.tick(t);
+    const behind = [...d.schedules.all()].filter((s) => s.fired === 0).map((s) => s.schedule.id);
+    expect(behind, 'schedules never decided').to.deep.equal([]);
+    for (const s of d.schedules.all()) expect(d.schedules.armedAt(s.schedule.id), s.schedule.id).to.not.equal(null);
+  });
+});
