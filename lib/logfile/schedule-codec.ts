@@ -28,6 +28,10 @@ const F_HELD = 8;
 const F_PAUSED = 16;
 const F_NEXT = 32;
 const U32_MAX = 0xffffffff;
+// A million schedules replayed are mostly empty lists: one shared empty list each, not three new
+// arrays per schedule (the engine makes a new list when it adds to one).
+const NO_TIMES: readonly bigint[] = Object.freeze([]);
+const NO_SKIPS: readonly SkipEntry[] = Object.freeze([]);
 const MAX_LIST = 0xffff;
 
 class Writer {
@@ -156,8 +160,9 @@ export function decodeScheduleBody(buf: Buffer, from: number, stop: number): Sch
   const skippedMissed = u32('skipped missed');
   const skippedOverlap = u32('skipped overlap');
   const held = flags & F_HELD ? i64('held') : null;
-  const times = (what: string): bigint[] => {
+  const times = (what: string): readonly bigint[] => {
     const n = u16(`count of ${what}`);
+    if (n === 0) return NO_TIMES;
     const out = new Array<bigint>(n);
     for (let i = 0; i < n; i++) out[i] = i64(what);
     return out;
@@ -165,8 +170,12 @@ export function decodeScheduleBody(buf: Buffer, from: number, stop: number): Sch
   const fires = times('schedule fires');
   const manual = times('schedule manual runs');
   const k = u8('count of schedule skips');
-  const skips: SkipEntry[] = [];
-  for (let i = 0; i < k; i++) skips.push({ reason: oneOf(REASONS, 'skip reason'), from: i64('skip from'), to: i64('skip to'), count: u32('skip count') });
+  let skips = NO_SKIPS;
+  if (k > 0) {
+    const read: SkipEntry[] = [];
+    for (let i = 0; i < k; i++) read.push({ reason: oneOf(REASONS, 'skip reason'), from: i64('skip from'), to: i64('skip to'), count: u32('skip count') });
+    skips = read;
+  }
   if (p !== stop) throw new BodyError(p, `${stop - p} trailing bytes after the record`);
   return {
     schedule: { id, cron, every, tz, start, end: end_, limit, jitter, missed, catchup, overlap, paused: (flags & F_PAUSED) !== 0, keep },

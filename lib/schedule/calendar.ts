@@ -39,7 +39,7 @@ export class Calendar {
 
   constructor(t: Timing) {
     this.t = t;
-    this.cron = t.cron === null ? null : new Cron(t.cron, { ...CRON_OPTIONS, timezone: t.tz });
+    this.cron = t.cron === null ? null : cronOf(t.cron, t.tz);
   }
 
   /**
@@ -133,6 +133,27 @@ export class Calendar {
     const anchor = this.t.start ?? 0n;
     return anchor + (floorDiv(afterNs - anchor, every) + 1n) * every;
   }
+}
+
+/**
+ * croner's parsed expressions, by zone and expression: a parse costs ~50 µs and ~80 KB, and
+ * schedules share a few expressions (start and end are the Calendar's own, not croner's, so one
+ * parsed expression serves every schedule that has it). Its queries keep no state.
+ */
+const parsed = new Map<string, Cron>();
+const PARSED_KEPT = 256;
+
+function cronOf(expr: string, tz: string): Cron {
+  const key = `${tz}\0${expr}`;
+  let cron = parsed.get(key);
+  if (cron !== undefined) {
+    parsed.delete(key); // to the end: the map's order is the order of use
+  } else {
+    cron = new Cron(expr, { ...CRON_OPTIONS, timezone: tz });
+    if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+  }
+  parsed.set(key, cron);
+  return cron;
 }
 
 function floorDiv(a: bigint, b: bigint): bigint {
