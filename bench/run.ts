@@ -27,10 +27,13 @@ import { row as listing } from './rows/listing.ts';
 import { row as pipelined } from './rows/pipelined.ts';
 import { row as replay } from './rows/replay.ts';
 import { row as rss } from './rows/rss.ts';
+import { row as schedulesMinute } from './rows/schedules-minute.ts';
+import { row as schedulesReplay } from './rows/schedules-replay.ts';
+import { row as schedulesRss } from './rows/schedules-rss.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, cluster, clusterFailover];
+const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, schedulesMinute, schedulesRss, schedulesReplay, cluster, clusterFailover];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)
