@@ -15,6 +15,7 @@
 // decoder is as strict as the rest: every byte used, every enumeration and flag known, and
 // what readSchedule would refuse (no timing, an unknown policy) is damage.
 import type { MissedPolicy, OverlapPolicy, ScheduleState, SkipEntry, SkipReason } from '../domain/schedule.ts';
+import { isUtf8 } from 'node:buffer';
 import { MAX_STRING_BYTES } from '../domain/limits.ts';
 import { RecordEncodeError } from './codec-errors.ts';
 
@@ -34,30 +35,45 @@ const NO_TIMES: readonly bigint[] = Object.freeze([]);
 const NO_SKIPS: readonly SkipEntry[] = Object.freeze([]);
 const MAX_LIST = 0xffff;
 
+/** Writes into one scratch buffer (grown as needed); the body is copied out once, whole. */
 class Writer {
-  readonly parts: Buffer[] = [];
-  u8(v: number): void { this.parts.push(Buffer.of(v)); }
-  u16(v: number): void { const b = Buffer.allocUnsafe(2); b.writeUInt16BE(v); this.parts.push(b); }
-  u32(v: number): void { const b = Buffer.allocUnsafe(4); b.writeUInt32BE(Math.min(U32_MAX, Math.max(0, v))); this.parts.push(b); }
+  private static scratch = Buffer.allocUnsafe(4096);
+  private buf = Writer.scratch;
+  private at = 0;
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(grown, 0, 0, this.at);
+    this.buf = grown;
+    Writer.scratch = grown;
+  }
+  u8(v: number): void { this.room(1); this.buf[this.at++] = v; }
+  u16(v: number): void { this.room(2); this.buf.writeUInt16BE(v, this.at); this.at += 2; }
+  u32(v: number): void { this.room(4); this.buf.writeUInt32BE(Math.min(U32_MAX, Math.max(0, v)), this.at); this.at += 4; }
   i64(v: bigint): void {
-    const b = Buffer.allocUnsafe(8);
+    this.room(8);
     try {
-      b.writeBigInt64BE(v);
+      this.buf.writeBigInt64BE(v, this.at);
     } catch {
       throw new RecordEncodeError('execution_out_of_range', `schedule instant ${v} is outside the signed 64-bit range`);
     }
-    this.parts.push(b);
+    this.at += 8;
   }
   str(s: string, what: string): void {
-    const bytes = Buffer.from(s, 'utf8');
-    if (bytes.length > MAX_STRING_BYTES) throw new RecordEncodeError('string_too_long', `${what} is ${bytes.length} bytes; the logfile holds at most ${MAX_STRING_BYTES}`);
-    this.u16(bytes.length);
-    this.parts.push(bytes);
+    const n = Buffer.byteLength(s, 'utf8');
+    if (n > MAX_STRING_BYTES) throw new RecordEncodeError('string_too_long', `${what} is ${n} bytes; the logfile holds at most ${MAX_STRING_BYTES}`);
+    this.u16(n);
+    this.room(n);
+    this.at += this.buf.write(s, this.at, 'utf8');
   }
   list(items: readonly bigint[], what: string): void {
     if (items.length > MAX_LIST) throw new RecordEncodeError('list_too_long', `${what} has ${items.length} items; the logfile holds at most ${MAX_LIST}`);
     this.u16(items.length);
     for (const v of items) this.i64(v);
+  }
+  /** A copy of what was written. */
+  done(): Buffer {
+    return Buffer.from(this.buf.subarray(0, this.at));
   }
 }
 
@@ -99,7 +115,7 @@ export function encodeScheduleBody(st: ScheduleState): Buffer {
     w.i64(k.to);
     w.u32(k.count);
   }
-  return Buffer.concat(w.parts);
+  return w.done();
 }
 
 /** Why a body does not decode, and where (an index into the buffer handed in). */
@@ -111,43 +127,84 @@ export class BodyError extends Error {
   }
 }
 
-/** The schedule state in buf[start, end); throws BodyError unless every byte is used as the layout says. */
-export function decodeScheduleBody(buf: Buffer, from: number, stop: number): ScheduleState {
-  let p = from;
-  const need = (n: number, what: string): void => {
-    if (p + n > stop) throw new BodyError(p, `${what} runs past the end of the record`);
-  };
-  const u8 = (what: string): number => { need(1, what); return buf[p++]!; };
-  const u16 = (what: string): number => { need(2, what); const v = buf.readUInt16BE(p); p += 2; return v; };
-  const u32 = (what: string): number => { need(4, what); const v = buf.readUInt32BE(p); p += 4; return v; };
-  const i64 = (what: string): bigint => { need(8, what); const v = buf.readBigInt64BE(p); p += 8; return v; };
-  const str = (what: string): string => {
-    const len = u16(`length of ${what}`);
-    need(len, what);
-    const bytes = buf.subarray(p, p + len);
-    const s = bytes.toString('utf8');
-    if (Buffer.byteLength(s) !== len) throw new BodyError(p, `${what} is not valid UTF-8`);
-    p += len;
-    return s;
-  };
-  const oneOf = <T>(values: readonly T[], what: string): T => {
-    const at = p;
-    const v = values[u8(what)];
-    if (v === undefined) throw new BodyError(at, `unknown ${what} byte ${buf[at]}`);
-    return v;
-  };
+// The decoder's cursor: module state, as codec.ts keeps its own (decoding is synchronous and
+// never re-entered), so that a million replayed schedules allocate no closures and build no
+// message unless a byte is wrong.
+let b: Buffer = Buffer.alloc(0);
+let p = 0;
+let stop = 0;
+
+function need(n: number, what: string): void {
+  if (p + n > stop) throw new BodyError(p, `${what} runs past the end of the record`);
+}
+function u8(what: string): number { need(1, what); return b[p++]!; }
+function u16(what: string): number { need(2, what); const v = b.readUInt16BE(p); p += 2; return v; }
+function u32(what: string): number { need(4, what); const v = b.readUInt32BE(p); p += 4; return v; }
+function i64(what: string): bigint {
+  need(8, what);
+  // Most instants and durations of a schedule are 0 (jitter): no new bigint for those.
+  const v = b.readUInt32BE(p) === 0 && b.readUInt32BE(p + 4) === 0 ? 0n : b.readBigInt64BE(p);
+  p += 8;
+  return v;
+}
+function str(what: string): string {
+  const len = u16(what);
+  need(len, what);
+  let ascii = true;
+  for (let i = p; i < p + len; i++) if (b[i]! > 0x7f) { ascii = false; break; }
+  if (!ascii && !isUtf8(b.subarray(p, p + len))) throw new BodyError(p, `${what} is not valid UTF-8`);
+  const v = b.toString(ascii ? 'latin1' : 'utf8', p, p + len);
+  p += len;
+  return v;
+}
+function oneOf<T>(values: readonly T[], what: string): T {
+  const at = p;
+  const v = values[u8(what)];
+  if (v === undefined) throw new BodyError(at, `unknown ${what} byte ${b[at]}`);
+  return v;
+}
+function times(what: string): readonly bigint[] {
+  const n = u16(what);
+  if (n === 0) return NO_TIMES;
+  const out = new Array<bigint>(n);
+  for (let i = 0; i < n; i++) out[i] = i64(what);
+  return out;
+}
+
+/** Zone names and cron expressions repeat across schedules: one string each, not one per record. */
+const interned = new Map<string, string>();
+function intern(v: string): string {
+  const known = interned.get(v);
+  if (known !== undefined) return known;
+  if (interned.size < 4096) interned.set(v, v);
+  return v;
+}
+
+/** The schedule state in buf[from, end); throws BodyError unless every byte is used as the layout says. */
+export function decodeScheduleBody(buf: Buffer, from: number, end: number): ScheduleState {
+  b = buf;
+  p = from;
+  stop = end;
+  try {
+    return body();
+  } finally {
+    b = Buffer.alloc(0); // do not pin the caller's buffer
+  }
+}
+
+function body(): ScheduleState {
   const id = str('schedule identifier');
   const timingAt = p;
   const timing = u8('schedule timing');
   if (timing > 1) throw new BodyError(timingAt, `unknown schedule timing byte ${timing}`);
-  const cron = timing === 0 ? str('cron expression') : null;
+  const cron = timing === 0 ? intern(str('cron expression')) : null;
   const every = timing === 1 ? i64('every') : null;
-  const tz = str('time zone');
+  const tz = intern(str('time zone'));
   const flagsAt = p;
   const flags = u8('schedule flags');
   if ((flags & ~(F_START | F_END | F_LIMIT | F_HELD | F_PAUSED | F_NEXT)) !== 0) throw new BodyError(flagsAt, `unknown schedule flags ${flags}`);
   const start = flags & F_START ? i64('start') : null;
-  const end_ = flags & F_END ? i64('end') : null;
+  const end = flags & F_END ? i64('end') : null;
   const limit = flags & F_LIMIT ? u32('limit') : null;
   const jitter = i64('jitter');
   const catchup = i64('catchup');
@@ -160,13 +217,6 @@ export function decodeScheduleBody(buf: Buffer, from: number, stop: number): Sch
   const skippedMissed = u32('skipped missed');
   const skippedOverlap = u32('skipped overlap');
   const held = flags & F_HELD ? i64('held') : null;
-  const times = (what: string): readonly bigint[] => {
-    const n = u16(`count of ${what}`);
-    if (n === 0) return NO_TIMES;
-    const out = new Array<bigint>(n);
-    for (let i = 0; i < n; i++) out[i] = i64(what);
-    return out;
-  };
   const fires = times('schedule fires');
   const manual = times('schedule manual runs');
   const k = u8('count of schedule skips');
@@ -178,7 +228,7 @@ export function decodeScheduleBody(buf: Buffer, from: number, stop: number): Sch
   }
   if (p !== stop) throw new BodyError(p, `${stop - p} trailing bytes after the record`);
   return {
-    schedule: { id, cron, every, tz, start, end: end_, limit, jitter, missed, catchup, overlap, paused: (flags & F_PAUSED) !== 0, keep },
+    schedule: { id, cron, every, tz, start, end, limit, jitter, missed, catchup, overlap, paused: (flags & F_PAUSED) !== 0, keep },
     decided, next, fired, skippedMissed, skippedOverlap, held, fires, manual, skips,
   };
 }
