@@ -192,3 +192,20 @@ describe('schedules in the engine: a tick that runs out of time', () => {
     for (const s of d.schedules.all()) expect(d.schedules.armedAt(s.schedule.id), s.schedule.id).to.not.equal(null);
   });
 });
+
+describe('schedules in the engine: a bound on how many', () => {
+  it('refuses a new schedule past MAX_SCHEDULES, naming the bound; replacing one still works', async () => {
+    const { MAX_SCHEDULES } = await import('../../../lib/engine/commands/schedule-set.ts');
+    const d = start();
+    set(d, 'kept', { every: '1h' });
+    // The store at the bound, without making four million schedules: its size is what is checked.
+    Object.defineProperty(d.schedules, 'size', { get: () => MAX_SCHEDULES });
+    const r = readSchedule('one.more', { every: '1h' });
+    if (!('schedule' in r)) throw new Error('refused');
+    const reply = d.engine.execute({ op: 'schedule.set', schedule: r.schedule });
+    expect(reply).to.deep.include({ ok: false, code: 'invalid_args' });
+    expect(!reply.ok && reply.message).to.match(/the most it takes \(4194304\); remove one first$/);
+    expect(d.schedules.get('one.more')).to.equal(undefined);
+    expect(set(d, 'kept', { every: '2h' }).schedule.every).to.equal(7200n * S);
+  });
+});
