@@ -13,7 +13,7 @@ import { linesOf, listLines, logfileDaemon, ok } from './logfile-helpers.ts';
 import { expectDecidedOnce, runsOf, skipsOf } from './schedule-evidence.ts';
 
 const S = 1_000_000_000n;
-const DOWN_MS = 4500;
+const DOWN_MS = 5500;
 
 for (const missed of ['skip', 'once', 'all'] as const) {
   describe(`an every-second schedule across kill -9 (missed=${missed})`, function () {
@@ -35,8 +35,8 @@ for (const missed of ['skip', 'once', 'all'] as const) {
       const killedAt = BigInt(Date.now()) * 1_000_000n;
       // The one unavoidable wait: nominal times must pass while no daemon runs.
       await new Promise((r) => setTimeout(r, DOWN_MS));
+      const restartingAt = BigInt(Date.now()) * 1_000_000n;
       daemon = await logfileDaemon(dir);
-      const restartedAt = BigInt(Date.now()) * 1_000_000n;
       c = await LineClient.connect(daemon.tcp);
       const before = linesOf(out).length;
       await waitFor(() => linesOf(out).length >= before + 3, 10000, 'three occurrences after the restart');
@@ -50,9 +50,11 @@ for (const missed of ['skip', 'once', 'all'] as const) {
       expect(twice.length, `run more than once: ${twice.join(' ')}`).to.be.at.most(1);
       const asJob = expectDecidedOnce(jobs, skips, S);
 
-      // The downtime: nominal times more than a second before the restart and after the kill.
+      // The downtime: nominal times no decision could have reached before the kill (a schedule is
+      // decided up to half its period ahead: their jobs may exist and run), and more than a
+      // second before the restarted daemon could decide anything (so each was missed).
       const missedTimes: bigint[] = [];
-      for (let t = (killedAt / S + 1n) * S; t < restartedAt - S; t += S) missedTimes.push(t);
+      for (let t = ((killedAt + S / 2n) / S + 1n) * S; t < restartingAt - S; t += S) missedTimes.push(t);
       expect(missedTimes.length).to.be.at.least(3);
       const ranMissed = missedTimes.filter((t) => asJob.has(t));
       const skipped = skips.filter((s) => s.reason === 'missed').reduce((n, s) => n + s.count, 0);
