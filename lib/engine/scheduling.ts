@@ -30,8 +30,6 @@ export const DECIDE_LEAD_MAX_NS = 10_000_000_000n;
 const DECIDE_SLICE = 256;
 const DECIDE_SLICE_MS = 2;
 const DECIDE_CHUNK = 16;
-/** A croner calendar holds ~80 KB: a few, for the schedules asked about again and again. */
-const CALENDARS_KEPT = 64;
 
 export class Scheduling {
   private readonly changes: Changes;
@@ -39,8 +37,6 @@ export class Scheduling {
   private readonly store: ScheduleStore;
   /** Schedules holding an occurrence back until the running one ends (overlap `queue`). */
   private readonly holding = new Set<string>();
-  /** Calendars of the schedules used last: a croner parse costs ~50 µs, and each calendar keeps its last answers. */
-  private readonly calendars = new Map<Schedule, Calendar>();
 
   /** Told of each skip once it is logged (the metric of skips by reason). */
   private readonly skipped: (reason: SkipReason, count: number) => void;
@@ -139,23 +135,12 @@ export class Scheduling {
     return s.paused || (s.limit !== null && state.fired >= s.limit) ? null : state.next;
   }
 
-  private calendar(s: Schedule): Calendar {
-    let cal = this.calendars.get(s);
-    if (cal !== undefined) {
-      this.calendars.delete(s); // to the end: the map's order is the order of use
-    } else {
-      cal = new Calendar(s);
-      if (this.calendars.size >= CALENDARS_KEPT) this.calendars.delete(this.calendars.keys().next().value!);
-    }
-    this.calendars.set(s, cal);
-    return cal;
-  }
 
   private decideOne(id: string, nowNs: bigint): void {
     const state = this.store.get(id);
     if (state === undefined || state.schedule.paused) return;
     const s = state.schedule;
-    const cal = this.calendar(s);
+    const cal = new Calendar(s); // cheap: croner's parse is shared (calendar.ts)
     // The state keeps the calendar's answer after `decided`: not asked again.
     cal.knows(state.decided, state.next);
     const n = state.next;
@@ -184,7 +169,8 @@ export class Scheduling {
     }
     if (skips.length > SKIPS_KEPT) skips.splice(0, skips.length - SKIPS_KEPT);
     for (const d of decisions) if (d.t === 'skip') this.skipped(d.reason, d.count);
-    this.save({ ...this.prune({ ...state, fires }), decided: progress.decided, fired: progress.fired, skippedMissed, skippedOverlap, held, skips });
+    // The same calendar: it answered after(decided) last, so saving asks croner nothing more.
+    this.save({ ...this.prune({ ...state, fires }), decided: progress.decided, fired: progress.fired, skippedMissed, skippedOverlap, held, skips }, cal);
   }
 
   /** What of the schedule is not over yet: its latest occurrence still to run or running, one held. */
@@ -253,8 +239,8 @@ export class Scheduling {
   }
 
   /** Logs the state (with the calendar's next nominal time after `decided`) and arms it. */
-  private save(without: ScheduleState): ScheduleState {
-    const state = { ...without, next: this.calendar(without.schedule).after(without.decided) };
+  private save(without: ScheduleState, cal: Calendar = new Calendar(without.schedule)): ScheduleState {
+    const state = { ...without, next: cal.after(without.decided) };
     this.changes.putSchedule(state);
     if (state.held !== null) this.holding.add(state.schedule.id);
     this.arm(state);

@@ -46,7 +46,7 @@ import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import type { HttpMethod, RedisCommand, RunnerSpec } from '../domain/runner-spec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { NewerRecordError, RecordDecodeError, RecordEncodeError } from './codec-errors.ts';
-import { BodyError, decodeScheduleBody, encodeScheduleBody } from './schedule-codec.ts';
+import { BodyError, decodeScheduleBody, scheduleBodySize, writeScheduleBody } from './schedule-codec.ts';
 import { SCHEDULES_FORMAT } from '../domain/format.ts';
 
 export { NewerRecordError, RecordDecodeError, RecordEncodeError } from './codec-errors.ts';
@@ -124,21 +124,9 @@ function payloadSize(rec: LogRecord): number {
         throw new RecordEncodeError('format_out_of_range', `format mark ${rec.version} is outside ${FIRST_EXTENSION_FORMAT}..${FORMAT_VERSION}`);
       }
       return 1 + 2;
-    case 'schedule': return 1 + 2 + scheduleBody(rec).length;
+    case 'schedule': return 1 + 2 + scheduleBodySize(rec.state);
     case 'schedule.removed': return 1 + 2 + strSize(rec.id, 'schedule identifier');
   }
-}
-
-// payloadSize and writeFrame are called one after the other for the same record: its body is
-// encoded once, for both.
-let bodyOf: LogRecord | null = null;
-let body: Buffer = Buffer.alloc(0);
-function scheduleBody(rec: Extract<LogRecord, { t: 'schedule' }>): Buffer {
-  if (bodyOf !== rec) {
-    body = encodeScheduleBody(rec.state);
-    bodyOf = rec;
-  }
-  return body;
 }
 
 function putNeeds(buf: Buffer, at: number, type: number, needs: number): number {
@@ -247,13 +235,9 @@ export function writeFrame(rec: LogRecord, size: number, buf: Buffer, at: number
     case 'format':
       p = putNeeds(buf, p, TYPE_FORMAT, rec.version);
       break;
-    case 'schedule': {
-      const b = scheduleBody(rec);
-      p = putNeeds(buf, p, TYPE_SCHEDULE, SCHEDULES_FORMAT);
-      p += b.copy(buf, p);
-      bodyOf = null; // do not pin the record
+    case 'schedule':
+      p = writeScheduleBody(rec.state, buf, putNeeds(buf, p, TYPE_SCHEDULE, SCHEDULES_FORMAT));
       break;
-    }
     case 'schedule.removed':
       p = putStr(buf, putNeeds(buf, p, TYPE_SCHEDULE_REMOVED, SCHEDULES_FORMAT), rec.id);
       break;

@@ -35,52 +35,81 @@ const NO_TIMES: readonly bigint[] = Object.freeze([]);
 const NO_SKIPS: readonly SkipEntry[] = Object.freeze([]);
 const MAX_LIST = 0xffff;
 
-/** Writes into one scratch buffer (grown as needed); the body is copied out once, whole. */
-class Writer {
-  private static scratch = Buffer.allocUnsafe(4096);
-  private buf = Writer.scratch;
-  private at = 0;
-  private room(n: number): void {
-    if (this.at + n <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
-    this.buf.copy(grown, 0, 0, this.at);
-    this.buf = grown;
-    Writer.scratch = grown;
-  }
-  u8(v: number): void { this.room(1); this.buf[this.at++] = v; }
-  u16(v: number): void { this.room(2); this.buf.writeUInt16BE(v, this.at); this.at += 2; }
-  u32(v: number): void { this.room(4); this.buf.writeUInt32BE(Math.min(U32_MAX, Math.max(0, v)), this.at); this.at += 4; }
+/** What the layout is written through: once to size and check it, once into the frame's buffer. */
+interface Out {
+  u8(v: number): void;
+  u16(v: number): void;
+  u32(v: number): void;
+  i64(v: bigint): void;
+  str(s: string, what: string): void;
+  list(items: readonly bigint[], what: string): void;
+}
+
+const I64_MIN = -(1n << 63n);
+const I64_MAX = (1n << 63n) - 1n;
+
+/** Counts the bytes, and refuses (RecordEncodeError) what the layout cannot hold, before anything is written. */
+class Sizer implements Out {
+  size = 0;
+  u8(): void { this.size += 1; }
+  u16(): void { this.size += 2; }
+  u32(): void { this.size += 4; }
   i64(v: bigint): void {
-    this.room(8);
-    try {
-      this.buf.writeBigInt64BE(v, this.at);
-    } catch {
-      throw new RecordEncodeError('execution_out_of_range', `schedule instant ${v} is outside the signed 64-bit range`);
-    }
-    this.at += 8;
+    if (v < I64_MIN || v > I64_MAX) throw new RecordEncodeError('execution_out_of_range', `schedule instant ${v} is outside the signed 64-bit range`);
+    this.size += 8;
   }
   str(s: string, what: string): void {
     const n = Buffer.byteLength(s, 'utf8');
     if (n > MAX_STRING_BYTES) throw new RecordEncodeError('string_too_long', `${what} is ${n} bytes; the logfile holds at most ${MAX_STRING_BYTES}`);
-    this.u16(n);
-    this.room(n);
-    this.at += this.buf.write(s, this.at, 'utf8');
+    this.size += 2 + n;
   }
   list(items: readonly bigint[], what: string): void {
     if (items.length > MAX_LIST) throw new RecordEncodeError('list_too_long', `${what} has ${items.length} items; the logfile holds at most ${MAX_LIST}`);
-    this.u16(items.length);
+    this.u16();
     for (const v of items) this.i64(v);
-  }
-  /** A copy of what was written. */
-  done(): Buffer {
-    return Buffer.from(this.buf.subarray(0, this.at));
   }
 }
 
-/** The body bytes of a schedule record; throws RecordEncodeError when it cannot be stored. */
-export function encodeScheduleBody(st: ScheduleState): Buffer {
+/** Writes into the frame's buffer, which the Sizer's count made room for. */
+class BufferOut implements Out {
+  private readonly buf: Buffer;
+  at: number;
+  constructor(buf: Buffer, at: number) {
+    this.buf = buf;
+    this.at = at;
+  }
+  u8(v: number): void { this.buf[this.at++] = v; }
+  u16(v: number): void { this.at = this.buf.writeUInt16BE(v, this.at); }
+  u32(v: number): void { this.at = this.buf.writeUInt32BE(Math.min(U32_MAX, Math.max(0, v)), this.at); }
+  i64(v: bigint): void { this.at = this.buf.writeBigInt64BE(v, this.at); }
+  str(s: string): void {
+    const at = this.at + 2;
+    const n = this.buf.write(s, at, 'utf8');
+    this.buf.writeUInt16BE(n, this.at);
+    this.at = at + n;
+  }
+  list(items: readonly bigint[]): void {
+    this.u16(items.length);
+    for (const v of items) this.i64(v);
+  }
+}
+
+/** Bytes the body of `st` takes; throws RecordEncodeError when it cannot be stored. */
+export function scheduleBodySize(st: ScheduleState): number {
+  const sizer = new Sizer();
+  layout(st, sizer);
+  return sizer.size;
+}
+
+/** Writes the body of `st` at `at` (room made by scheduleBodySize); returns the offset past it. */
+export function writeScheduleBody(st: ScheduleState, buf: Buffer, at: number): number {
+  const out = new BufferOut(buf, at);
+  layout(st, out);
+  return out.at;
+}
+
+function layout(st: ScheduleState, w: Out): void {
   const s = st.schedule;
-  const w = new Writer();
   w.str(s.id, 'schedule identifier');
   if (s.cron !== null) {
     w.u8(0);
@@ -115,7 +144,6 @@ export function encodeScheduleBody(st: ScheduleState): Buffer {
     w.i64(k.to);
     w.u32(k.count);
   }
-  return w.done();
 }
 
 /** Why a body does not decode, and where (an index into the buffer handed in). */

@@ -209,3 +209,25 @@ describe('schedules in the engine: a bound on how many', () => {
     expect(set(d, 'kept', { every: '2h' }).schedule.every).to.equal(7200n * S);
   });
 });
+
+describe('schedules in the engine: a kill -9 in the middle of a decision\'s write', () => {
+  it('a log that ends between an occurrence\'s job and the schedule\'s state decides that occurrence again into the same job, once', () => {
+    const d = start();
+    const t0 = (wallNowNs() / S + 1n) * S;
+    set(d, 't', { every: '1s' });
+    run(d, t0, t0 + 2n * S);
+    const recs = d.journal.records;
+    // The last decision wrote a job, then the state: cut the log just before that state.
+    const lastState = recs.map((r) => r.t).lastIndexOf('schedule');
+    expect(recs[lastState - 1]!.t).to.equal('job');
+    const torn = recs.slice(0, lastState);
+    const lastJob = recs[lastState - 1]!;
+    if (lastJob.t !== 'job') throw new Error('not a job');
+    const again = start(torn);
+    run(again, t0 + 2n * S + 100_000_000n, t0 + 4n * S);
+    const jobs = [...again.schedules.get('t')!.fires].map((n) => occurrenceId('t', n));
+    expect(new Set(jobs).size, 'an occurrence twice').to.equal(jobs.length);
+    expect(jobs).to.include(lastJob.job.id);
+    expect(again.dispatched.filter((j) => j === lastJob.job.id).length).to.be.at.most(1);
+  });
+});
