@@ -8,6 +8,19 @@ export interface Job {
   readonly id: string;
   readonly execution: bigint;
   readonly status: JobStatus;
+  /**
+   * Retries (issue 38): the number of the attempt that runs or ran last, present only once a
+   * rule's retry policy made a second attempt, so a job that never retries carries nothing and
+   * keeps ztick's record (type 0). Absent: 1 once it fired, 0 while it is planned.
+   */
+  readonly attempt?: number | undefined;
+  /** While the job waits for its next attempt (status `triggered`): when that attempt is due, epoch ns. */
+  readonly retryAt?: bigint | undefined;
+}
+
+/** The number of the attempt that runs or ran last (HTTP `attempt`). */
+export function attemptNumber(job: Job): number {
+  return job.attempt ?? (job.status === 'planned' ? 0 : 1);
 }
 
 export function isJobStatus(value: string): value is JobStatus {

@@ -14,6 +14,12 @@
 //                                                              follows works at format `needs`
 //                      0x05 schedule body (needs 3)         a schedule's state (schedule-codec.ts)
 //                      0x06 id:str (needs 3)                schedule removal
+//                      0x07 id:str execution:i64 status:u8 attempt:u32 flags:u8 [retry_at:i64]
+//                           (needs 4)                      a job with retry state; 0x00 when
+//                                                              it has none (retry-codec.ts)
+//                      0x08 id:str pattern:str runner options (needs 4)
+//                                                          a rule with options; 0x01 when it
+//                                                              has none (retry-codec.ts)
 //   runner  = 0x00 command:str                             shell
 //           | 0x01 dsn:str exchange:str routing_key:str    amqp
 //           | 0x02 executable:str count:u16 arg:str*       direct
@@ -24,9 +30,10 @@
 //
 // Invariants: the encoder computes the exact size first and writes into one allocation; it
 // throws RecordEncodeError before writing anything if a string, a list or the whole payload
-// is too large. The decoder is strict (as ztick's is): every byte of a payload is accounted
-// for, strings are valid UTF-8, enumerations are known values; any violation throws
-// RecordDecodeError naming the absolute byte offset in the file. Iterating the frames of a
+// is too large, or a value is one the decoder would refuse. The decoder is strict (as
+// ztick's is): every byte of a payload is accounted for, strings are valid UTF-8,
+// enumerations are known values; any violation throws RecordDecodeError naming the absolute
+// byte offset in the file. Iterating the frames of a
 // buffer (and telling a torn tail from corruption) is frames.ts.
 //
 // Extension records (lib/domain/format.ts): type bytes 0..3 are ztick's (format 1) and never
@@ -36,18 +43,18 @@
 // not as damage. An extension type this code does not know although its `needs` says it
 // should is damage (RecordDecodeError), like any unknown byte.
 import { isUtf8 } from 'node:buffer';
-import { FIRST_EXTENSION_FORMAT, FORMAT_VERSION, readsFormat } from '../domain/format.ts';
+import { FIRST_EXTENSION_FORMAT, FORMAT_VERSION, readsFormat, RETRIES_FORMAT, SCHEDULES_FORMAT } from '../domain/format.ts';
 import { JOB_STATUSES, statusCode } from '../domain/job.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
-import { MAX_LIST_ITEMS, MAX_STRING_BYTES } from '../domain/limits.ts';
 import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
 import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import type { HttpMethod, RedisCommand, RunnerSpec } from '../domain/runner-spec.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { NewerRecordError, RecordDecodeError, RecordEncodeError } from './codec-errors.ts';
 import { BodyError, decodeScheduleBody, scheduleBodySize, writeScheduleBody } from './schedule-codec.ts';
-import { SCHEDULES_FORMAT } from '../domain/format.ts';
+import { decodeJobTail, decodeOptions, jobTailSize, optionsSize, writeJobTail, writeOptions } from './retry-codec.ts';
+import { getI64, listSize, putI64, putList, putStr, strSize } from './codec-bytes.ts';
 
 export { NewerRecordError, RecordDecodeError, RecordEncodeError } from './codec-errors.ts';
 export type { RecordEncodeCode } from './codec-errors.ts';
@@ -68,33 +75,13 @@ const TYPE_RULE_REMOVED = 3;
 const TYPE_FORMAT = 4;
 const TYPE_SCHEDULE = 5;
 const TYPE_SCHEDULE_REMOVED = 6;
+const TYPE_JOB_RETRY = 7;
+const TYPE_RULE_OPTIONS = 8;
 
 /** Persisted runner discriminants; 0..4 are fixed forever, later kinds take the next byte. */
 const RUNNER_BYTE = { shell: 0, amqp: 1, direct: 2, awf: 3, http: 4, redis: 5 } as const;
 
 // ---------------------------------------------------------------- encoding
-
-// Short ASCII strings (identifiers) are the common case; a JS loop beats a native call there.
-function utf8Length(s: string): number {
-  if (s.length > 64) return Buffer.byteLength(s, 'utf8');
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s, 'utf8');
-  }
-  return s.length;
-}
-
-function strSize(s: string, what: string): number {
-  const n = utf8Length(s);
-  if (n > MAX_STRING_BYTES) throw new RecordEncodeError('string_too_long', `${what} is ${n} bytes; the logfile holds at most ${MAX_STRING_BYTES}`);
-  return 2 + n;
-}
-
-function listSize(items: readonly string[], what: string): number {
-  if (items.length > MAX_LIST_ITEMS) throw new RecordEncodeError('list_too_long', `${what} has ${items.length} items; the logfile holds at most ${MAX_LIST_ITEMS}`);
-  let size = 2;
-  for (const item of items) size += strSize(item, `an element of ${what}`);
-  return size;
-}
 
 function runnerSize(r: RunnerSpec): number {
   switch (r.type) {
@@ -113,8 +100,10 @@ function payloadSize(rec: LogRecord): number {
       if (rec.job.execution < I64_MIN || rec.job.execution > I64_MAX) {
         throw new RecordEncodeError('execution_out_of_range', `job execution ${rec.job.execution} is outside the signed 64-bit range`);
       }
-      return 1 + strSize(rec.job.id, 'job identifier') + 8 + 1;
-    case 'rule': return 1 + strSize(rec.rule.id, 'rule identifier') + strSize(rec.rule.pattern, 'rule pattern') + runnerSize(rec.rule.runner);
+      return 1 + strSize(rec.job.id, 'job identifier') + 8 + 1 + (rec.job.attempt === undefined ? 0 : 2 + jobTailSize(rec.job));
+    case 'rule':
+      return 1 + strSize(rec.rule.id, 'rule identifier') + strSize(rec.rule.pattern, 'rule pattern') + runnerSize(rec.rule.runner) +
+        (rec.rule.options === undefined ? 0 : 2 + optionsSize(rec.rule.options));
     case 'job.removed': return 1 + strSize(rec.id, 'job identifier');
     case 'rule.removed': return 1 + strSize(rec.id, 'rule identifier');
     case 'format':
@@ -143,55 +132,6 @@ export function frameSize(rec: LogRecord): number {
   return FRAME_HEADER_BYTES + size;
 }
 
-// i64 through a typed-array scratch: several times faster than Buffer's BigInt accessors.
-const scratch64 = new BigInt64Array(1);
-const scratch8 = new Uint8Array(scratch64.buffer);
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-function putI64(buf: Buffer, at: number, v: bigint): void {
-  scratch64[0] = v;
-  if (LITTLE_ENDIAN) {
-    for (let i = 0; i < 8; i++) buf[at + i] = scratch8[7 - i]!;
-  } else {
-    for (let i = 0; i < 8; i++) buf[at + i] = scratch8[i]!;
-  }
-}
-
-function getI64(buf: Buffer, at: number): bigint {
-  if (LITTLE_ENDIAN) {
-    for (let i = 0; i < 8; i++) scratch8[7 - i] = buf[at + i]!;
-  } else {
-    for (let i = 0; i < 8; i++) scratch8[i] = buf[at + i]!;
-  }
-  return scratch64[0]!;
-}
-
-function putStr(buf: Buffer, at: number, s: string): number {
-  let n = s.length;
-  if (n <= 64) {
-    let i = 0;
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c > 0x7f) break;
-      buf[at + 2 + i] = c;
-    }
-    if (i < n) n = buf.write(s, at + 2, 'utf8');
-  } else {
-    n = buf.write(s, at + 2, 'utf8');
-  }
-  buf[at] = n >>> 8;
-  buf[at + 1] = n & 0xff;
-  return at + 2 + n;
-}
-
-function putList(buf: Buffer, at: number, items: readonly string[]): number {
-  buf[at] = items.length >>> 8;
-  buf[at + 1] = items.length & 0xff;
-  let p = at + 2;
-  for (const item of items) p = putStr(buf, p, item);
-  return p;
-}
-
 function putRunner(buf: Buffer, at: number, r: RunnerSpec): number {
   buf[at] = RUNNER_BYTE[r.type];
   const p = at + 1;
@@ -214,15 +154,19 @@ export function writeFrame(rec: LogRecord, size: number, buf: Buffer, at: number
   let p = at + FRAME_HEADER_BYTES;
   switch (rec.t) {
     case 'job':
-      buf[p] = TYPE_JOB;
-      p = putStr(buf, p + 1, rec.job.id);
+      if (rec.job.attempt === undefined) buf[p++] = TYPE_JOB;
+      else p = putNeeds(buf, p, TYPE_JOB_RETRY, RETRIES_FORMAT);
+      p = putStr(buf, p, rec.job.id);
       putI64(buf, p, rec.job.execution);
       buf[p + 8] = statusCode(rec.job.status);
       p += 9;
+      if (rec.job.attempt !== undefined) p = writeJobTail(rec.job, buf, p);
       break;
     case 'rule':
-      buf[p] = TYPE_RULE;
-      p = putRunner(buf, putStr(buf, putStr(buf, p + 1, rec.rule.id), rec.rule.pattern), rec.rule.runner);
+      if (rec.rule.options === undefined) buf[p++] = TYPE_RULE;
+      else p = putNeeds(buf, p, TYPE_RULE_OPTIONS, RETRIES_FORMAT);
+      p = putRunner(buf, putStr(buf, putStr(buf, p, rec.rule.id), rec.rule.pattern), rec.rule.runner);
+      if (rec.rule.options !== undefined) p = writeOptions(rec.rule.options, buf, p);
       break;
     case 'job.removed':
       buf[p] = TYPE_JOB_REMOVED;
@@ -323,28 +267,44 @@ function runner(): RunnerSpec {
   }
 }
 
+/** What a job record holds from its identifier to its status (types 0 and 7). */
+function jobFields(): Job {
+  const id = str('job identifier');
+  if (pos + 8 > end) throw fail(pos, 'job execution runs past the end of the record');
+  const execution = getI64(src, pos);
+  pos += 8;
+  const statusAt = pos;
+  const code = u8('job status');
+  const status: JobStatus | undefined = JOB_STATUSES[code];
+  if (status === undefined) throw fail(statusAt, `unknown job status byte ${code}`);
+  return { id, execution, status };
+}
+
+/** What a rule record holds from its identifier to its runner (types 1 and 8). */
+function ruleFields(): Rule {
+  const id = str('rule identifier');
+  const pattern = str('rule pattern');
+  return { id, pattern, runner: runner() };
+}
+
+/** The rest of the record, which a layout of its own decodes (BodyError: where, and why). */
+function tail<T>(decode: (buf: Buffer, from: number, to: number) => T): T {
+  try {
+    const value = decode(src, pos, end);
+    pos = end;
+    return value;
+  } catch (err) {
+    if (err instanceof BodyError) throw fail(err.at, err.message);
+    throw err;
+  }
+}
+
 function payload(): LogRecord {
   const at = pos;
   const type = u8('record type byte');
   switch (type) {
-    case TYPE_JOB: {
-      const id = str('job identifier');
-      if (pos + 8 > end) throw fail(pos, 'job execution runs past the end of the record');
-      const execution = getI64(src, pos);
-      pos += 8;
-      const statusAt = pos;
-      const code = u8('job status');
-      const status: JobStatus | undefined = JOB_STATUSES[code];
-      if (status === undefined) throw fail(statusAt, `unknown job status byte ${code}`);
-      const job: Job = { id, execution, status };
-      return { t: 'job', job };
-    }
-    case TYPE_RULE: {
-      const id = str('rule identifier');
-      const pattern = str('rule pattern');
-      const rule: Rule = { id, pattern, runner: runner() };
-      return { t: 'rule', rule };
-    }
+    case TYPE_JOB: return { t: 'job', job: jobFields() };
+    case TYPE_RULE: return { t: 'rule', rule: ruleFields() };
     case TYPE_JOB_REMOVED: return { t: 'job.removed', id: str('job identifier') };
     case TYPE_RULE_REMOVED: return { t: 'rule.removed', id: str('rule identifier') };
     default: return extension(at, type); // every type byte from TYPE_FORMAT on
@@ -360,16 +320,10 @@ function extension(at: number, type: number): LogRecord {
     case TYPE_FORMAT:
       if (needs < FIRST_EXTENSION_FORMAT) throw fail(needsAt, `format mark ${needs}: no format before ${FIRST_EXTENSION_FORMAT} has extension records`);
       return { t: 'format', version: needs };
-    case TYPE_SCHEDULE:
-      try {
-        const state = decodeScheduleBody(src, pos, end);
-        pos = end;
-        return { t: 'schedule', state };
-      } catch (err) {
-        if (err instanceof BodyError) throw fail(err.at, err.message);
-        throw err;
-      }
+    case TYPE_SCHEDULE: return { t: 'schedule', state: tail(decodeScheduleBody) };
     case TYPE_SCHEDULE_REMOVED: return { t: 'schedule.removed', id: str('schedule identifier') };
+    case TYPE_JOB_RETRY: return { t: 'job', job: { ...jobFields(), ...tail(decodeJobTail) } };
+    case TYPE_RULE_OPTIONS: return { t: 'rule', rule: { ...ruleFields(), options: tail(decodeOptions) } };
     default: throw fail(at, `unknown record type byte ${type}`);
   }
 }

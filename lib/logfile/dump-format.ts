@@ -3,8 +3,10 @@
 // text: every line is a valid protocol command, `<request_id> <instruction> <args...>`, whose
 // request id says what the record is, so `tickd dump LOGFILE | nc host port` replays the
 // history into a daemon and a person reads the status in the first column:
-//   <status> SET <id> <execution_ns>          (status: planned, triggered, executed, failed)
-//   rule RULE SET <id> <pattern> <kind> <runner args as in LISTRULES>
+//   <status> SET <id> <execution_ns>          (status: planned, triggered, executed, failed; a
+//                                              job's attempt and retry time, which no command
+//                                              sets, show in the JSON form only)
+//   rule RULE SET <id> <pattern> [<options>] <kind> <runner args as in LISTRULES>
 //   removed REMOVE <id>
 //   removed REMOVERULE <id>
 //   schedule SCHEDULE SET <id> <key=value...> (a schedule; its progress, which no command sets,
@@ -18,7 +20,9 @@
 //
 // json: one object per line; `execution` is an exact integer, never rounded.
 //   {"type":"job","id":...,"execution":1775822400123456789,"status":"planned"}
+//     (a job a retry policy touched adds "attempt":N, and "retry_at":<ns> while it waits)
 //   {"type":"rule","id":...,"pattern":...,"runner":{"type":"shell","command":...}}
+//     (a rule with options adds "retry", "concurrency", "rate" as the HTTP rule object has them)
 //   {"type":"job.removed","id":...}   {"type":"rule.removed","id":...}   {"type":"format","version":2}
 //   {"type":"schedule","id":...,"cron"|"every":...,... every field, "decided":...,"fired":...,...}
 //   {"type":"schedule.removed","id":...}
@@ -26,6 +30,8 @@
 // by the same function as the HTTP API's (runnerToJson).
 import { formatRuleArgs, quoteArg } from '../domain/arguments.ts';
 import { runnerToJson } from '../domain/runner-spec.ts';
+import { optionsToJson } from '../domain/rule-options.ts';
+import type { Job } from '../domain/job.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import type { ScheduleState } from '../domain/schedule.ts';
 import { scheduleFields, scheduleOptionPairs } from '../schedule/fields.ts';
@@ -59,9 +65,11 @@ export function formatJson(rec: LogRecord): string {
   const s = JSON.stringify;
   switch (rec.t) {
     case 'job':
-      return `{"type":"job","id":${s(rec.job.id)},"execution":${rec.job.execution},"status":${s(rec.job.status)}}`;
-    case 'rule':
-      return `{"type":"rule","id":${s(rec.rule.id)},"pattern":${s(rec.rule.pattern)},"runner":${s(runnerToJson(rec.rule.runner))}}`;
+      return `{"type":"job","id":${s(rec.job.id)},"execution":${rec.job.execution},"status":${s(rec.job.status)}${retryJson(rec.job)}}`;
+    case 'rule': {
+      const options = Object.entries(optionsToJson(rec.rule.options)).map(([k, x]) => `,${s(k)}:${s(x)}`).join('');
+      return `{"type":"rule","id":${s(rec.rule.id)},"pattern":${s(rec.rule.pattern)},"runner":${s(runnerToJson(rec.rule.runner))}${options}}`;
+    }
     case 'job.removed':
       return `{"type":"job.removed","id":${s(rec.id)}}`;
     case 'rule.removed':
@@ -73,6 +81,12 @@ export function formatJson(rec: LogRecord): string {
     case 'schedule.removed':
       return `{"type":"schedule.removed","id":${s(rec.id)}}`;
   }
+}
+
+/** A job's retry state, as members to append (none for a job no retry policy touched). */
+function retryJson(job: Job): string {
+  if (job.attempt === undefined) return '';
+  return `,"attempt":${job.attempt}${job.retryAt === undefined ? '' : `,"retry_at":${job.retryAt}`}`;
 }
 
 function scheduleJson(st: ScheduleState): string {

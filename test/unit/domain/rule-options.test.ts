@@ -1,0 +1,79 @@
+// A rule's options (lib/domain/rule-options.ts): the HTTP members and the RULE SET tokens read
+// into one shape with the same refusals, absent when none is given, and written back (JSON,
+// tokens) so that reading them again gives the same options.
+import { expect } from 'chai';
+import {
+  optionsToJson, optionTokens, readOptionTokens, readRuleOptions, type OptionsResult, type RuleOptions,
+} from '../../../lib/domain/rule-options.ts';
+
+const S = 1_000_000_000n;
+
+function read(r: OptionsResult): RuleOptions | undefined {
+  if ('field' in r) throw new Error(`${r.field}: ${r.error}`);
+  return r.options;
+}
+
+function refused(r: OptionsResult): string {
+  if (!('field' in r)) throw new Error('accepted');
+  return `${r.field}: ${r.error}`;
+}
+
+describe('domain/rule-options', () => {
+  it('no option given: undefined, never an empty object', () => {
+    expect(read(readRuleOptions(undefined, undefined, undefined))).to.equal(undefined);
+    expect(read(readOptionTokens([]))).to.equal(undefined);
+    expect(optionTokens(undefined)).to.deep.equal([]);
+    expect(optionsToJson(undefined)).to.deep.equal({});
+  });
+
+  it('HTTP members and RULE SET tokens read into the same options', () => {
+    const http = read(readRuleOptions({ attempts: 5, delay: '1s', factor: 1.5, jitter: 0.2 }, 4, { limit: 10, per: '1m' }));
+    expect(http).to.deep.equal({
+      retry: { attempts: 5, backoff: 'exponential', delay: S, factor: 1.5, maxDelay: 3600n * S, jitter: 0.2 },
+      concurrency: 4, rate: { limit: 10, per: 60n * S },
+    });
+    expect(read(readOptionTokens(['rate.per=1m', 'retry.jitter=0.2', 'concurrency=4', 'retry.factor=1.5', 'rate.limit=10', 'retry.delay=1s', 'retry.attempts=5'])))
+      .to.deep.equal(http);
+  });
+
+  it('refuses HTTP members that are wrong, naming the field', () => {
+    expect(refused(readRuleOptions([], undefined, undefined))).to.equal('retry: must be an object');
+    expect(refused(readRuleOptions({ attempts: 2, delay: '1s', tries: 1 }, undefined, undefined))).to.match(/^retry\.tries: unknown field/);
+    expect(refused(readRuleOptions(undefined, 2.5, undefined))).to.match(/^concurrency: must be an integer from 1 to 100000$/);
+    expect(refused(readRuleOptions(undefined, true, undefined))).to.match(/^concurrency: /);
+    expect(refused(readRuleOptions(undefined, undefined, 5))).to.equal('rate: must be an object with limit and per');
+    expect(refused(readRuleOptions(undefined, undefined, { limit: 1, per: '1s', burst: 2 }))).to.match(/^rate\.burst: unknown field \(known: limit, per\)$/);
+    expect(refused(readRuleOptions(undefined, undefined, { per: '1s' }))).to.match(/^rate\.limit: must be an integer/);
+    expect(refused(readRuleOptions(undefined, undefined, { limit: 1 }))).to.equal('rate.per: is required with rate.limit');
+    expect(refused(readRuleOptions(undefined, undefined, { limit: 1, per: 1000 }))).to.match(/^rate\.per: not a duration/);
+    expect(refused(readRuleOptions(undefined, undefined, { limit: 1, per: '2d' }))).to.equal('rate.per: must be from 1ms to 1d');
+  });
+
+  it('refuses RULE SET tokens that are wrong, naming the option', () => {
+    expect(refused(readOptionTokens(['concurrency=1', 'concurrency=2']))).to.equal('concurrency: given twice');
+    expect(refused(readOptionTokens(['retry=3']))).to.match(/^retry: unknown option \(known: retry\.attempts, .* rate\.per\)$/);
+    expect(refused(readOptionTokens(['retry.backoff=fixed']))).to.equal('retry.attempts: is required with any other retry option');
+    expect(refused(readOptionTokens(['retry.attempts=2', 'retry.delay=1s', 'retry.factor=1e999']))).to.match(/^retry\.factor: must be a number/);
+    expect(refused(readOptionTokens(['retry.attempts=2', 'retry.delay=1s', 'retry.jitter=-0.5']))).to.match(/^retry\.jitter: must be a number/);
+  });
+
+  it('writes JSON members and tokens that read back as the same options', () => {
+    const cases: RuleOptions[] = [
+      read(readRuleOptions({ attempts: 1 }, undefined, undefined))!,
+      read(readRuleOptions({ attempts: 3, backoff: 'fixed', delay: '250ms' }, undefined, undefined))!,
+      read(readRuleOptions({ attempts: 7, delay: '1s', factor: 3.25, max_delay: '10m', jitter: 0.1 }, 16, { limit: 100, per: '1h30m' }))!,
+      read(readRuleOptions(undefined, undefined, { limit: 3, per: '1s' }))!,
+    ];
+    for (const options of cases) {
+      const json = optionsToJson(options);
+      expect(read(readRuleOptions(json['retry'], json['concurrency'], json['rate'])), JSON.stringify(json)).to.deep.equal(options);
+      expect(read(readOptionTokens(optionTokens(options))), optionTokens(options).join(' ')).to.deep.equal(options);
+    }
+    expect(optionsToJson(cases[1])).to.deep.equal({ retry: { attempts: 3, backoff: 'fixed', delay: '250ms', max_delay: '1h', jitter: 0 } });
+    expect(optionsToJson(cases[2])).to.deep.equal({
+      retry: { attempts: 7, backoff: 'exponential', delay: '1s', factor: 3.25, max_delay: '10m', jitter: 0.1 },
+      concurrency: 16, rate: { limit: 100, per: '1h30m' },
+    });
+    expect(optionTokens(cases[0])).to.deep.equal(['retry.attempts=1', 'retry.backoff=exponential', 'retry.factor=2', 'retry.max_delay=1h']);
+  });
+});
