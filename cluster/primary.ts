@@ -24,6 +24,7 @@ import type { CliAction } from '../lib/cli.ts';
 import { loadStartupInputs, type StartupInputs } from '../lib/config/inputs.ts';
 import { StartupError } from '../lib/errors.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
+import { LastAttempts, MAX_ATTEMPT_RECORDS } from '../lib/store/attempts.ts';
 import { Engine } from '../lib/engine/engine.ts';
 import { NotWritingError } from '../lib/engine/journal.ts';
 import { combineObservers, engineObserver, failureLog, firingLog } from '../lib/engine/observers.ts';
@@ -38,7 +39,6 @@ import { openStorage } from '../lib/persistence/open.ts';
 import { JobStore } from '../lib/store/jobs.ts';
 import { RuleStore } from '../lib/store/rules.ts';
 import { ScheduleStore } from '../lib/store/schedules.ts';
-import { SCHEDULES_FORMAT } from '../lib/domain/format.ts';
 import { runnerTimeoutMs } from '../lib/runner/execution.ts';
 import { ExecutionResults } from '../lib/engine/results.ts';
 import { Ticker } from '../lib/engine/tick.ts';
@@ -128,15 +128,18 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   // The tick loop is made after the engine; the lookahead (in the engine's tick) only runs once it is.
   let ticker: Ticker | null = null;
   const engine = new Engine({
+    attempts: new LastAttempts(MAX_ATTEMPT_RECORDS, config.database.attempt_history),
     jobs,
     rules,
     schedules,
     // A schedule's records need format 3: in a cluster, only once every node reads it.
-    ...(storage.node === undefined ? {} : { schedulesRefused: () => storage.node!.refusesFormat(SCHEDULES_FORMAT) }),
+    ...(storage.node === undefined ? {} : { formatRefused: (needs: number) => storage.node!.refusesFormat(needs) }),
     journal: storage.journal,
     results,
     activity: () => activity.snapshot(Date.now()),
-    dispatch: (job, rule, attempt) => runners.submit({ attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id }),
+    dispatch: (job, rule, attempt, run) => runners.submit(run.attemptNo === 1 && run.heldNs === 0n && run.dueNs === job.execution
+      ? { attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id }
+      : { attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id, attemptNo: run.attemptNo, dueNs: run.dueNs, heldNs: run.heldNs }),
     prepare: (runner, awakeNs) => {
       runners.prepare(runner, awakeNs);
       if (awakeNs !== null) ticker?.awakeFor(awakeNs);

@@ -12,6 +12,7 @@ export function scopeCommand(cmd: Command, namespace: string): Command | ErrorRe
     case 'job.set':
     case 'job.get':
     case 'job.remove':
+    case 'job.retry':
     case 'rule.get':
     case 'rule.remove':
     case 'schedule.get':

@@ -48,6 +48,7 @@ export const SCHEMA = {
     fsync_on_persist: { type: 'bool', default: true, doc: 'fsync before a write is acknowledged (one fsync per group of writes).' },
     framerate: { type: 'int', default: 512, min: 1, max: 65535, error: 'FramerateOutOfRange', doc: 'Scheduler tick rate in Hz, 1 to 65535.' },
     compression_interval: { type: 'int', default: 3600, min: 0, max: MAX_U32, doc: 'Seconds between background logfile compactions; 0 disables.' },
+    attempt_history: { type: 'int', default: 10, min: 1, max: 100, doc: 'Attempts of each job kept in memory for GET /jobs/{id}/attempts, 1 to 100 (100 000 records in all).' },
   },
   telemetry: {
     enabled: { type: 'bool', default: false, doc: 'Export metrics, traces and logs over OTLP/HTTP.' },

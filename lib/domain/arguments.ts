@@ -5,6 +5,7 @@
 // reader of the awf argument list (`<workflow> [--input key=value]...`), which TCP `RULE SET`
 // and the HTTP string form share; each caller words its own messages from the failure returned.
 import type { Rule } from './rule.ts';
+import { optionTokens } from './rule-options.ts';
 import type { RunnerSpec } from './runner-spec.ts';
 
 const NEEDS_QUOTES = /[\x00-\x20"\\\x7f]/;
@@ -63,9 +64,14 @@ export function parseAwfArgs(a: readonly string[]): AwfRunner | AwfArgsError {
   return { type: 'awf', workflow: a[0]!, inputs };
 }
 
-/** `<rule_id> <pattern> <runner_type> <runner_args...>`: the arguments of a `RULE SET` for this rule. */
+/**
+ * `<rule_id> <pattern> [option=value ...] <runner_type> <runner_args...>`: the arguments of a
+ * `RULE SET` for this rule (LISTRULES, `tickd ctl rule set`, `tickd dump`). Options are written
+ * only for a rule that has some, so a rule without any reads exactly as before they existed.
+ */
 export function formatRuleArgs(rule: Rule): string {
   const parts = [quoteArg(rule.id), quoteArg(rule.pattern)];
+  for (const t of optionTokens(rule.options)) parts.push(quoteArg(t));
   for (const t of runnerTokens(rule.runner)) parts.push(quoteArg(t));
   return parts.join(' ');
 }

@@ -23,8 +23,11 @@ export type AttemptOutcome =
   | { readonly kind: 'signal'; readonly signal: string; readonly stderr: string }
   /** shell, direct, awf: the process could not be started (ENOENT, EACCES, EMFILE...). */
   | { readonly kind: 'spawn_error'; readonly error: string }
-  /** http: the response's status (success only for 2xx; redirects are not followed). */
-  | { readonly kind: 'http_response'; readonly status: number }
+  /**
+   * http: the response's status (success only for 2xx; redirects are not followed), and on a 429
+   * or 503 the wait its Retry-After header asked for, in ms (absent without a readable one).
+   */
+  | { readonly kind: 'http_response'; readonly status: number; readonly retryAfterMs?: number }
   /** http: no response: refused, reset, DNS, TLS, a connect or read timeout. */
   | { readonly kind: 'network_error'; readonly error: string }
   /** amqp: the broker confirmed the message; redis: the command was answered without error. */
@@ -55,6 +58,10 @@ export interface Attempt {
   readonly latenessNs: bigint;
   /** How long the runner ran, nanoseconds (0 when nothing ran). */
   readonly durationNs: bigint;
+  /** The attempt's number (issue 38), 1 for the first run; absent: 1. */
+  readonly number?: number;
+  /** How long it waited for its rule's concurrency or rate limit before it started, ns; absent: 0. Not part of latenessNs. */
+  readonly heldNs?: bigint;
   readonly outcome: AttemptOutcome;
 }
 

@@ -11,8 +11,11 @@ import type { OccurrenceView, Schedule, ScheduleView } from './schedule.ts';
 
 export type Command =
   | { readonly op: 'job.set'; readonly id: string; readonly execution: bigint }
-  | { readonly op: 'job.get'; readonly id: string }
+  /** `history`: the reply carries the job's last attempts (GET /jobs/{id}/attempts). */
+  | { readonly op: 'job.get'; readonly id: string; readonly history?: boolean }
   | { readonly op: 'job.remove'; readonly id: string }
+  /** Run a failed job again now (POST /jobs/{id}/retry): its time becomes now, its attempts start afresh. */
+  | { readonly op: 'job.retry'; readonly id: string }
   /**
    * One page of a listing (lib/domain/page.ts): prefix '' lists all; scope further restricts to
    * a namespace ('' = no restriction); cursor 0 starts, a reply's `next` continues. `statuses`
@@ -52,7 +55,7 @@ export type ListCommand = Extract<Command, { op: 'job.list' | 'rule.list' | 'sch
 export type Reply =
   | { readonly ok: true; readonly kind: 'done' }
   /** `attempt`: the job's last attempt (GET /jobs/{id} only; TCP's GET shows none of it). */
-  | { readonly ok: true; readonly kind: 'job'; readonly job: Job; readonly attempt?: Attempt }
+  | { readonly ok: true; readonly kind: 'job'; readonly job: Job; readonly attempt?: Attempt; readonly attempts?: readonly Attempt[] }
   /** `next`: the cursor of the following page, null when the listing is complete. */
   | { readonly ok: true; readonly kind: 'jobs'; readonly jobs: Job[]; readonly next: number | null }
   | { readonly ok: true; readonly kind: 'rule'; readonly rule: Rule }

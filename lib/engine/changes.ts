@@ -33,6 +33,10 @@ export class Changes {
   private undo: UndoEntry[] = [];
   /** Told of each schedule a rollback put back, so that its due time is found again. */
   onScheduleRestored: (id: string) => void = () => {};
+  /** Told of each job put or deleted: an attempt waiting for its rule's limit is forgotten (rule-limits.ts). */
+  onJobReplaced: (id: string) => void = () => {};
+  /** Told of each rule put or deleted: what waits for a limit is offered again. */
+  onRulesChanged: () => void = () => {};
 
   constructor(jobs: JobStore, rules: RuleStore, journal: Journal | null, schedules: ScheduleStore) {
     this.jobs = jobs;
@@ -80,6 +84,7 @@ export class Changes {
   // mode: this is the path of every write.
 
   putJob(job: Job, attempt?: string): void {
+    this.onJobReplaced(job.id);
     if (this.journal === null) {
       this.jobs.put(job);
       this.setAttempt(job.id, attempt);
@@ -99,10 +104,12 @@ export class Changes {
     const entry = this.journal === null ? null : this.jobEntry(id, prev);
     this.jobs.setStatus(id, status);
     this.setAttempt(id, attempt);
-    if (entry !== null) this.persist(entry, { t: 'job', job: { id, execution: prev.execution, status } });
+    // The attempt number stays with the job (a retry's wait ends with any new status).
+    if (entry !== null) this.persist(entry, { t: 'job', job: prev.attempt === undefined ? { id, execution: prev.execution, status } : { id, execution: prev.execution, status, attempt: prev.attempt } });
   }
 
   deleteJob(id: string): void {
+    this.onJobReplaced(id);
     const entry = this.journal === null ? null : this.jobEntry(id);
     this.jobs.delete(id);
     this.attempts.delete(id);
@@ -110,12 +117,14 @@ export class Changes {
   }
 
   putRule(rule: Rule): void {
+    this.onRulesChanged();
     const entry: UndoEntry | null = this.journal === null ? null : { k: 'rule', id: rule.id, prev: this.rules.get(rule.id) };
     this.rules.put(rule);
     if (entry !== null) this.persist(entry, { t: 'rule', rule });
   }
 
   deleteRule(id: string): void {
+    this.onRulesChanged();
     const entry: UndoEntry | null = this.journal === null ? null : { k: 'rule', id, prev: this.rules.get(id) };
     this.rules.delete(id);
     if (entry !== null) this.persist(entry, { t: 'rule.removed', id });

@@ -20,6 +20,7 @@ import { jobGet } from './commands/job-get.ts';
 import { jobList } from './commands/job-list.ts';
 import { jobRemove } from './commands/job-remove.ts';
 import { jobSet } from './commands/job-set.ts';
+import { jobRetry } from './commands/job-retry.ts';
 import { ruleGet } from './commands/rule-get.ts';
 import { ruleList } from './commands/rule-list.ts';
 import { ruleRemove } from './commands/rule-remove.ts';
@@ -44,6 +45,7 @@ const HANDLERS: { readonly [Op in Command['op']]: Handler<Op> } = {
   'job.set': jobSet,
   'job.get': jobGet,
   'job.remove': jobRemove,
+  'job.retry': jobRetry,
   'job.list': jobList,
   'rule.set': ruleSet,
   'rule.get': ruleGet,
@@ -74,8 +76,8 @@ export interface EngineOptions {
   readonly rules: RuleStore;
   /** The schedules (replayed already; a new store when not given). */
   readonly schedules?: ScheduleStore;
-  /** Null while schedules may be made, else why not (cluster mode: format-mark.ts gate); none: always. */
-  readonly schedulesRefused?: () => string | null;
+  /** Null while records of format `needs` may be written, else why not (cluster mode: format-mark.ts gate); none: always. */
+  readonly formatRefused?: (needs: number) => string | null;
   /** null in memory mode. */
   readonly journal: Journal | null;
   readonly dispatch: Dispatch;
@@ -91,6 +93,9 @@ export interface EngineOptions {
   readonly attempts?: LastAttempts;
   /** GET /activity's source (none: the window is empty). */
   readonly activity?: () => ActivityView;
+  /** The monotonic clock in ns for rate limits, and the draw for retry jitter (tests set them). */
+  readonly mono?: () => bigint;
+  readonly random?: () => number;
 }
 
 const NO_ACTIVITY = (): ActivityView => ({ intervalMs: 1000, buckets: [] });
@@ -107,9 +112,11 @@ export class Engine {
   private readonly observer: EngineObserver | undefined;
   private readonly onError: (err: unknown) => void;
   private firingHeld = false;
+  private readonly jobs: JobStore;
 
   constructor(opts: EngineOptions) {
     this.onError = opts.onCommandError ?? (() => {});
+    this.jobs = opts.jobs;
     const schedules = opts.schedules ?? new ScheduleStore();
     this.changes = new Changes(opts.jobs, opts.rules, opts.journal, schedules);
     this.commits = new CommitQueue(opts.journal, this.changes, opts.onPersistError);
@@ -118,13 +125,13 @@ export class Engine {
     this.scheduling.armAll();
     this.ctx = {
       changes: this.changes, jobs: opts.jobs, rules: opts.rules, stat: opts.stat, attempts: this.attempts, activity: opts.activity ?? NO_ACTIVITY,
-      scheduling: this.scheduling, schedulesRefused: opts.schedulesRefused ?? (() => null),
+      scheduling: this.scheduling, formatRefused: opts.formatRefused ?? (() => null),
     };
     this.observer = opts.observer;
     this.results = opts.results ?? new ExecutionResults();
     this.firing = new Firing({
       changes: this.changes, jobs: opts.jobs, rules: opts.rules, results: this.results, dispatch: opts.dispatch, observer: opts.observer,
-      attempts: this.attempts,
+      attempts: this.attempts, mono: opts.mono, random: opts.random,
     });
     this.lookahead = opts.prepare === undefined ? null : new Lookahead(opts.jobs, opts.rules, opts.prepare);
   }
@@ -162,10 +169,12 @@ export class Engine {
   tick(nowNs: bigint): boolean {
     let more = false;
     try {
-      this.firing.applyResults();
+      this.firing.applyResults(nowNs);
       if (!this.firingHeld) {
-        // Schedules first: an occurrence decided now and due now fires in this same tick.
-        more = this.scheduling.step(nowNs);
+        // What waited for a limit or a retry first, then schedules: an occurrence decided now
+        // and due now fires in this same tick.
+        more = this.firing.fireWaiting(nowNs);
+        more = this.scheduling.step(nowNs) || more;
         more = this.firing.fireDue(nowNs) || more;
         if (!more) this.lookahead?.check(nowNs);
       }
@@ -193,7 +202,7 @@ export class Engine {
    */
   settle(): Promise<void> {
     try {
-      this.firing.applyResults();
+      this.firing.applyResults(wallNowNs());
     } catch (err) {
       this.onError(err);
     }
@@ -214,6 +223,7 @@ export class Engine {
     this.changes.forgetAttempts();
     this.results.take();
     this.attempts.clear();
+    for (const id of this.firing.forget()) this.jobs.setStatus(id, 'planned'); // armed again, nothing written
   }
 
   /**

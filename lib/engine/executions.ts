@@ -4,9 +4,11 @@
 // (tickd.toml(5) [telemetry]) and the activity window (GET /activity) count it. Due jobs no rule matched
 // never reach the pool: the engine observer below counts them from the firing.
 //
-// Lateness is one figure everywhere: the wall time a runner started minus its job's execution
-// time (a due job no rule matched: the tick that fired it), so the histogram, the activity
-// window and the attempt record agree.
+// Lateness is one figure everywhere: the wall time a runner started minus when the attempt was
+// due (the job's execution time, or its retry's), less what a rule's limit held it (shown
+// apart: `held_ns`), so "late because of my limit" never reads as "tickd is slow" (a due job
+// no rule matched: the tick that fired it), so the histogram, the activity window and the
+// attempt record agree.
 import type { Attempt } from '../domain/attempt.ts';
 import type { Job } from '../domain/job.ts';
 import type { Execution } from '../runner/execution.ts';
@@ -27,21 +29,28 @@ const nsToMs = (ns: bigint): number => Number(ns) / 1e6;
 
 /** The record of an execution the pool reported (or abandoned). */
 export function attemptOf(exec: Execution, report: RunReport): Attempt {
-  return {
+  const a = {
     rule: exec.rule ?? null,
     runner: exec.runner.type,
     startedNs: report.startedNs,
-    latenessNs: report.startedNs - exec.execution,
+    latenessNs: latenessOf(exec, report.startedNs),
     durationNs: report.durationNs,
     outcome: report.outcome,
   };
+  // A first attempt nothing held stays the record it always was.
+  return exec.attemptNo === undefined && exec.heldNs === undefined ? a : { ...a, number: exec.attemptNo ?? 1, heldNs: exec.heldNs ?? 0n };
+}
+
+/** The scheduler's own lateness: from when the attempt was due, less what its rule's limit held it. */
+function latenessOf(exec: Execution, startedNs: bigint): bigint {
+  return startedNs - (exec.dueNs ?? exec.execution) - (exec.heldNs ?? 0n);
 }
 
 /** The runner pool's callbacks. */
 export function poolHooks(s: ExecutionSinks): Pick<RunnerPoolOptions, 'onStart' | 'onResult'> {
   return {
     onStart: (exec, startedNs) => {
-      const latenessMs = nsToMs(startedNs - exec.execution);
+      const latenessMs = nsToMs(latenessOf(exec, startedNs));
       s.instruments?.lateness(latenessMs);
       s.activity.recordLateness(nsToMs(startedNs), latenessMs);
     },

@@ -8,21 +8,28 @@
 // results of attempts orphaned by SET or REMOVE are ignored. The job's last attempt
 // (doc/execution.md "The attempt record") is recorded at the same moments: a result that
 // counts, or a due job no rule matched.
+//
+// Retries and limits (issue 38): a job's start goes through its rule's limits (starts.ts,
+// rule-limits.ts), and a failed result through its rule's retry policy (retrying.ts) before
+// the job is ended. Each step first applies results (which frees places under a concurrency
+// limit), then starts what waited for a limit, then the retries come due, then the due jobs:
+// what waited longest goes first.
 import { randomBytes } from 'node:crypto';
 import type { Attempt } from '../domain/attempt.ts';
 import type { Job } from '../domain/job.ts';
-import type { Rule } from '../domain/rule.ts';
 import type { Changes, ReadonlyJobs } from './changes.ts';
 import type { LastAttempts } from '../store/attempts.ts';
 import type { RuleStore } from '../store/rules.ts';
 import type { ExecutionResults } from './results.ts';
+import { RuleLimits } from './rule-limits.ts';
+import { Retrying } from './retrying.ts';
+import { Starts, type Dispatch } from './starts.ts';
 
+export type { Dispatch, RunInfo } from './starts.ts';
 /** A new attempt's id: 128 random bits, 32 lowercase hex characters (doc/execution.md). */
 export function newAttemptId(): string {
   return randomBytes(16).toString('hex');
 }
-
-export type Dispatch = (job: Job, rule: Rule, attempt: string) => void;
 
 export interface FiringObserver {
   /** `nowNs` is the tick's wall time: `nowNs - job.execution` is how late the job fired. */
@@ -55,6 +62,10 @@ export interface FiringParts {
   readonly observer?: FiringObserver | undefined;
   /** Where the last attempt of each job is kept (none: not kept). */
   readonly attempts?: LastAttempts | undefined;
+  /** The monotonic clock, ns (rate limits); process.hrtime.bigint when not given. */
+  readonly mono?: (() => bigint) | undefined;
+  /** A draw in [0, 1) for retry jitter; Math.random when not given. */
+  readonly random?: (() => number) | undefined;
 }
 
 const NO_RULE = Object.freeze({ kind: 'no_rule' } as const);
@@ -66,19 +77,53 @@ export function noRuleAttempt(job: Job, nowNs: bigint): Attempt {
 
 export class Firing {
   private readonly p: FiringParts;
+  readonly limits = new RuleLimits();
+  private readonly starts: Starts;
+  private readonly retrying: Retrying;
 
   constructor(parts: FiringParts) {
     this.p = parts;
+    const noRule = (job: Job, nowNs: bigint): void => {
+      this.p.changes.setStatus(job.id, 'failed');
+      this.noRule(job, nowNs);
+    };
+    this.starts = new Starts({
+      changes: parts.changes, jobs: parts.jobs, rules: parts.rules, limits: this.limits, dispatch: parts.dispatch, newAttemptId,
+      mono: parts.mono ?? (() => process.hrtime.bigint()), fired: (job, nowNs) => parts.observer?.fired(job, 'triggered', nowNs), noRule,
+    });
+    this.retrying = new Retrying({ changes: parts.changes, jobs: parts.jobs, rules: parts.rules, starts: this.starts, noRule, random: parts.random });
+    parts.changes.onJobReplaced = (id) => this.limits.forgetJob(id);
+    parts.changes.onRulesChanged = () => this.limits.markRulesChanged();
   }
 
-  applyResults(): void {
+  applyResults(nowNs: bigint): void {
     const { changes, observer, attempts } = this.p;
     for (const r of this.p.results.take()) {
+      this.limits.finished(r.attempt);
       if (changes.attemptOf(r.jobId) !== r.attempt) continue; // stale attempt
-      changes.setStatus(r.jobId, r.success ? 'executed' : 'failed');
       if (r.record !== undefined) attempts?.record(r.jobId, r.record);
+      if (this.retrying.retried(r, r.record, nowNs)) continue;
+      changes.setStatus(r.jobId, r.success ? 'executed' : 'failed');
       observer?.finished(r.jobId, r.success, r.record);
     }
+  }
+
+  /**
+   * What waited for a limit and is now admitted, then the retries come due; true when more
+   * retries were due than one slice.
+   */
+  fireWaiting(nowNs: bigint): boolean {
+    this.starts.release(nowNs);
+    return this.retrying.fireDue(nowNs);
+  }
+
+  /**
+   * Cluster mode, stepping down: nothing waits or counts here any more. Returns the due jobs
+   * that waited for a limit: `planned` but taken off the due heap, for the caller to arm again.
+   */
+  forget(): string[] {
+    this.retrying.clear();
+    return this.limits.clear().filter((w) => w.kind === 'due').map((w) => w.job.id);
   }
 
   private noRule(job: Job, nowNs: bigint): void {
@@ -113,11 +158,7 @@ export class Firing {
         this.noRule(job, nowNs);
         continue;
       }
-      const attempt = newAttemptId();
-      changes.setStatus(job.id, 'triggered', attempt);
-      // Handed over before it is observed: the execution's start is what waits, the count not.
-      this.p.dispatch(job, rule, attempt);
-      observer?.fired(job, 'triggered', nowNs);
+      this.starts.offer(job, rule, 'due', 1, job.execution, nowNs);
     }
   }
 
@@ -131,15 +172,18 @@ export class Firing {
     let n = 0;
     for (const job of jobs.withStatus('triggered')) {
       if (changes.attemptOf(job.id) !== undefined) continue;
+      if (job.retryAt !== undefined) {
+        this.retrying.arm(job); // waits for its next attempt: not run before its time
+        continue;
+      }
       const rule = rules.match(job.id);
       if (rule === undefined) {
         changes.setStatus(job.id, 'failed');
         this.noRule(job, nowNs);
         continue;
       }
-      const attempt = newAttemptId();
-      changes.retry(job.id, attempt);
-      this.p.dispatch(job, rule, attempt);
+      // The same attempt again, under its number: its execution key is the one it had.
+      this.starts.offer(job, rule, 'again', job.attempt ?? 1, job.execution, nowNs);
       n++;
     }
     return n;

@@ -8,6 +8,7 @@ import { JOB_STATUSES } from '../domain/job.ts';
 import { MAX_OUTCOME_TEXT_BYTES, OUTCOME_KINDS, type OutcomeKind } from '../domain/attempt.ts';
 import { RUNNER_TYPES } from '../domain/runner-spec.ts';
 import type { JsonValue } from './json.ts';
+import { JOB_RETRY_PROPERTIES } from './openapi-rule-options.ts';
 
 type Obj = { [key: string]: JsonValue };
 
@@ -17,6 +18,9 @@ const closed = (required: readonly string[], properties: Obj, extra: Obj = {}): 
 const EXACT = 'Written as an exact integer; past 2^53 an IEEE-754 double (JavaScript\'s JSON.parse, many JSON libraries) rounds it, so parse it as a 64-bit integer.';
 const ns = (what: string): Obj => ({ type: 'integer', format: 'int64', description: `${what} ${EXACT}` });
 const text = (what: string): Obj => ({ type: 'string', description: `${what} At most ${MAX_OUTCOME_TEXT_BYTES} bytes of UTF-8.` });
+
+/** Outcome fields present only sometimes; every other one is always there. */
+const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['retry_after_ms']);
 
 /** One schema per outcome kind, named Outcome<Kind>. */
 const OUTCOMES: Readonly<Record<OutcomeKind, readonly [string, Obj]>> = {
@@ -31,6 +35,7 @@ const OUTCOMES: Readonly<Record<OutcomeKind, readonly [string, Obj]>> = {
   spawn_error: ['The process could not be started (ENOENT, EACCES, ...).', { error: text('The error.') }],
   http_response: ['The http runner got a response; success is a 2xx status (redirects are not followed).', {
     status: { type: 'integer', minimum: 100, maximum: 999, description: 'The HTTP status.' },
+    retry_after_ms: { type: 'integer', minimum: 0, description: 'A 429 or 503 only, and only with a readable Retry-After header: the wait it asked for, in milliseconds from the response (an HTTP-date already past: 0).' },
   }],
   network_error: ['The http runner got no response: refused, reset, DNS, TLS, a connect or read timeout.', { error: text('The error.') }],
   delivered: ['amqp: the broker confirmed the message; redis: the command was answered without error.', {}],
@@ -45,19 +50,22 @@ const outcomeName = (kind: OutcomeKind): string =>
 
 const outcomeSchemas: Record<string, Obj> = Object.fromEntries(OUTCOME_KINDS.map((kind) => {
   const [description, fields] = OUTCOMES[kind];
-  return [outcomeName(kind), closed(['kind', ...Object.keys(fields)], { kind: { const: kind }, ...fields }, { description })];
+  return [outcomeName(kind), closed(['kind', ...Object.keys(fields).filter((f) => !OPTIONAL_FIELDS.has(f))], { kind: { const: kind }, ...fields }, { description })];
 }));
 
 export const OBSERVE_SCHEMAS: Record<string, Obj> = {
-  JobDetail: closed(['id', 'status', 'execution'], {
+  JobDetail: closed(['id', 'status', 'execution', 'attempt'], {
     id: ref('Identifier'),
     status: { enum: [...JOB_STATUSES] },
     execution: ns('Nanoseconds since the Unix epoch.'),
+    ...JOB_RETRY_PROPERTIES,
     last_attempt: ref('Attempt'),
   }, { description: 'A job, and its last attempt when the daemon has one recorded (absent for a job that has not run since it was set, nor since the daemon started).' }),
-  Attempt: closed(['started_ns', 'lateness_ns', 'duration_ns', 'rule', 'runner', 'success', 'summary', 'outcome'], {
+  Attempt: closed(['attempt', 'started_ns', 'lateness_ns', 'held_ns', 'duration_ns', 'rule', 'runner', 'success', 'summary', 'outcome'], {
+    attempt: { type: 'integer', minimum: 1, description: 'The attempt\'s number: 1 for the first run, more when the rule\'s retry policy tried again.' },
     started_ns: ns('When the runner started (a job no rule matched: when it came due and failed), nanoseconds since the Unix epoch.'),
-    lateness_ns: ns('How late the runner started: started_ns minus the job\'s execution time, in nanoseconds (the firing plus any wait for an execution slot).'),
+    lateness_ns: ns('How late the runner started: started_ns minus when the attempt was due (the job\'s execution time, or for a retry its retry_at) and minus held_ns, in nanoseconds (the firing plus any wait for an execution slot).'),
+    held_ns: ns('How long the attempt waited for its rule\'s concurrency or rate limit before it started, in nanoseconds (0 when it did not): not part of lateness_ns, so a wait the rule asked for never reads as the scheduler being late.'),
     duration_ns: ns('How long the runner ran, in nanoseconds (0 when nothing ran).'),
     rule: { anyOf: [ref('Identifier'), { type: 'null' }], description: 'The rule whose runner ran; null when no rule matched.' },
     runner: { anyOf: [{ enum: [...RUNNER_TYPES] }, { type: 'null' }], description: 'That runner\'s kind; null when no rule matched.' },
@@ -65,6 +73,7 @@ export const OBSERVE_SCHEMAS: Record<string, Obj> = {
     summary: { type: 'string', description: 'The outcome in one line, as the warning of a failed job gives it: `exit status 3`, `HTTP status 503`, `no matching rule`.' },
     outcome: ref('AttemptOutcome'),
   }, { description: 'The last attempt of a job: its runner\'s start, lateness, duration and outcome. Kept in memory by the daemon (the leader, in cluster mode), at most 100000 jobs\' worth (the most recent).' }),
+  AttemptList: closed(['attempts'], { attempts: { type: 'array', items: ref('Attempt'), description: 'Oldest first.' } }, { description: 'A job\'s last attempts (GET /jobs/{id}/attempts).' }),
   AttemptOutcome: {
     type: 'object',
     description: 'The outcome in the runner\'s own terms, told apart by `kind`.',
@@ -88,27 +97,34 @@ export const OBSERVE_SCHEMAS: Record<string, Obj> = {
 
 // Examples, checked against the schemas by the tests.
 const SHELL_FAILED = {
-  id: 'backup.nightly', status: 'failed', execution: 1893466800000000000n,
+  id: 'backup.nightly', status: 'failed', execution: 1893466800000000000n, attempt: 1,
   last_attempt: {
-    started_ns: 1893466800001234567n, lateness_ns: 1234567n, duration_ns: 48210332n, rule: 'backup.', runner: 'shell',
+    attempt: 1, started_ns: 1893466800001234567n, lateness_ns: 1234567n, held_ns: 0n, duration_ns: 48210332n, rule: 'backup.', runner: 'shell',
     success: false, summary: 'exit status 3', outcome: { kind: 'exit', status: 3, stderr: 'tar: /srv/data: Cannot open: Permission denied\n' },
   },
 };
 const HTTP_DOWN = {
-  id: 'mail.welcome.42', status: 'failed', execution: 1893484800123456789n,
+  id: 'mail.welcome.42', status: 'failed', execution: 1893484800123456789n, attempt: 1,
   last_attempt: {
-    started_ns: 1893484800125001000n, lateness_ns: 1544211n, duration_ns: 812000n, rule: 'mail.', runner: 'http',
+    attempt: 1, started_ns: 1893484800125001000n, lateness_ns: 1544211n, held_ns: 0n, duration_ns: 812000n, rule: 'mail.', runner: 'http',
     success: false, summary: 'network error: connect ECONNREFUSED 127.0.0.1:9000',
     outcome: { kind: 'network_error', error: 'connect ECONNREFUSED 127.0.0.1:9000' },
   },
 };
 const NO_RULE = {
-  id: 'orphan.1', status: 'failed', execution: 1893484800000000000n,
+  id: 'orphan.1', status: 'failed', execution: 1893484800000000000n, attempt: 1,
   last_attempt: {
-    started_ns: 1893484800000950000n, lateness_ns: 950000n, duration_ns: 0n, rule: null, runner: null,
+    attempt: 1, started_ns: 1893484800000950000n, lateness_ns: 950000n, held_ns: 0n, duration_ns: 0n, rule: null, runner: null,
     success: false, summary: 'no matching rule', outcome: { kind: 'no_rule' },
   },
 };
+
+const hook = (attempt: number, startedNs: bigint, status: number): JsonValue => ({
+  attempt, started_ns: startedNs, lateness_ns: 812000n, held_ns: 0n, duration_ns: 41000000n, rule: 'hooks.', runner: 'http',
+  success: status < 300, summary: `HTTP status ${status}`, outcome: { kind: 'http_response', status },
+});
+/** GET /jobs/{id}/attempts: two failures a second and two seconds apart (exponential from 1s), then a success. */
+export const ATTEMPT_HISTORY = { attempts: [hook(1, 1893484800000812000n, 503), hook(2, 1893484801041812000n, 500), hook(3, 1893484803082812000n, 200)] };
 
 /** Examples of GET /jobs/{id}'s 200 beside the plain job ones: name -> [summary, value]. */
 export const JOB_DETAIL_EXAMPLES: Readonly<Record<string, readonly [string, JsonValue]>> = {

@@ -9,6 +9,7 @@ import { HTTP_METHODS, REDIS_COMMANDS, type RunnerType } from '../domain/runner-
 import { STAT_KEYS } from '../domain/stat.ts';
 import { MAX_IDENTIFIER_BYTES } from '../domain/identifier.ts';
 import type { JsonValue } from './json.ts';
+import { JOB_RETRY_PROPERTIES, RULE_OPTION_SCHEMAS, ruleOptionProperties } from './openapi-rule-options.ts';
 
 type Schema = { readonly [key: string]: JsonValue };
 
@@ -78,10 +79,11 @@ export const SCHEMAS: Record<string, Schema> = {
     type: 'string', maxLength: MAX_IDENTIFIER_BYTES, pattern: '^[A-Za-z0-9._:-]*$',
     description: 'An identifier prefix; the empty pattern matches every job.',
   },
-  Job: closed(['id', 'status', 'execution'], {
+  Job: closed(['id', 'status', 'execution', 'attempt'], {
     id: ref('Identifier'),
     status: { enum: [...JOB_STATUSES] },
     execution: { type: 'integer', format: 'int64', description: `Nanoseconds since the Unix epoch. ${EXACT}` },
+    ...JOB_RETRY_PROPERTIES,
   }),
   JobInput: object(['execution'], {
     execution: {
@@ -101,14 +103,20 @@ export const SCHEMAS: Record<string, Schema> = {
   ),
   RuleInput: {
     type: 'object',
-    description: 'A rule to store. The runner is given in object form, or in string form: `runner` names the kind and `args` carries its arguments (http: [method, url]; awf: [workflow, "--input", "key=value", ...]; shell: [command]; direct: [executable, ...arguments]). Both forms are equally authoritative. An `id`, if present, must equal the path id; other fields are ignored.',
+    description: 'A rule to store. The runner is given in object form, or in string form: `runner` names the kind and `args` carries its arguments (http: [method, url]; awf: [workflow, "--input", "key=value", ...]; shell: [command]; direct: [executable, ...arguments]). Both forms are equally authoritative. `retry`, `concurrency` and `rate` are optional: without them a job runs once, with no limit. An `id`, if present, must equal the path id; any other field is refused (400 naming it).',
+    // The options beside the two forms, not inside each: members both alternatives declare
+    // alike make linters call the oneOf ambiguous.
+    properties: ruleOptionProperties(true),
     oneOf: [
       // `args: false`: no args beside an object-form runner (the string form's field).
       object(['pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('RunnerInput'), args: false }),
       object(['pattern', 'runner', 'args'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: { enum: ['shell', 'direct', 'http', 'awf'] }, args: { ...strings, minItems: 1 } }),
     ],
   },
-  Rule: closed(['id', 'pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('Runner') }),
+  Rule: closed(['id', 'pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('Runner'), ...ruleOptionProperties(false) }, {
+    description: 'A rule; `retry`, `concurrency` and `rate` only when it has them.',
+  }),
+  ...RULE_OPTION_SCHEMAS,
   Stats: closed([...STAT_KEYS], statProperties, { description: 'The 15 STAT values of the TCP interface, in the same order; numbers are exact integers.' }),
   Health: closed(['status'], { status: { const: 'ok' } }),
   Ready: closed(['status'], { status: { const: 'ready' } }),

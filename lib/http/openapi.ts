@@ -18,7 +18,8 @@
 //   field say that a double rounds them.
 import type { JsonValue } from './json.ts';
 import { SCHEMAS } from './openapi-schemas.ts';
-import { JOB_DETAIL_EXAMPLES, OBSERVE_OPS, OBSERVE_SCHEMAS } from './openapi-observe.ts';
+import { ATTEMPT_HISTORY, JOB_DETAIL_EXAMPLES, OBSERVE_OPS, OBSERVE_SCHEMAS } from './openapi-observe.ts';
+import { RETRY_RULE, RETRY_RULE_INPUT, WAITING_JOB } from './openapi-rule-options.ts';
 import { SCHEDULE_OPS, SCHEDULE_PARAMETERS, SCHEDULE_RESPONSES, SCHEDULE_SCHEMAS } from './openapi-schedules.ts';
 import { MAX_BODY_BYTES } from './body.ts';
 import { DEFAULT_PAGE_ENTRIES } from './list-page.ts';
@@ -137,9 +138,9 @@ function head(get: Obj): Obj {
 }
 
 // Example values, shared by several operations. Nanoseconds are bigints: written exactly.
-const JOB = { id: 'mail.welcome.42', status: 'planned', execution: 1893484800123456789n };
-const DONE_JOB = { id: 'backup.now', status: 'executed', execution: 1700000000000000000n };
-const FAILED_JOB = { id: 'backup.nightly', status: 'failed', execution: 1893466800000000000n };
+const JOB = { id: 'mail.welcome.42', status: 'planned', execution: 1893484800123456789n, attempt: 0 };
+const DONE_JOB = { id: 'backup.now', status: 'executed', execution: 1700000000000000000n, attempt: 1 };
+const FAILED_JOB = { id: 'backup.nightly', status: 'failed', execution: 1893466800000000000n, attempt: 1 };
 const HTTP_RULE = { id: 'mail.', pattern: 'mail.', runner: { type: 'http', method: 'POST', url: 'http://127.0.0.1:9000/send' } };
 const SHELL_RULE = { id: 'backup.', pattern: 'backup.', runner: { type: 'shell', command: 'echo backing up "$TICKD_JOB_ID" >> /tmp/tickd-demo.log' } };
 const AWF_RULE = { id: 'report.', pattern: 'report.', runner: { type: 'awf', workflow: 'monthly-report', inputs: ['format=pdf'] } };
@@ -158,8 +159,8 @@ const listOk = (what: string, item: string, examples: Examples): Obj =>
 const LIST_PARAMS = ['Prefix', 'Limit', 'Cursor'];
 const JOB_LIST_PARAMS = ['Prefix', 'Status', 'Limit', 'Cursor'];
 
-const jobOk = { '200': response('The job, and its last attempt when one is recorded.', ref('JobDetail'), { planned: ['A planned job', JOB], executed: ['A job whose runner has run', DONE_JOB], ...JOB_DETAIL_EXAMPLES }) };
-const ruleOk = { '200': response('The rule, runner in object form.', ref('Rule'), { http: ['An http runner', HTTP_RULE], shell: ['A shell runner', SHELL_RULE] }) };
+const jobOk = { '200': response('The job, and its last attempt when one is recorded.', ref('JobDetail'), { planned: ['A planned job', JOB], executed: ['A job whose runner has run', DONE_JOB], waiting: ['A job whose second attempt failed, waiting for its third', WAITING_JOB], ...JOB_DETAIL_EXAMPLES }) };
+const ruleOk = { '200': response('The rule, runner in object form.', ref('Rule'), { http: ['An http runner', HTTP_RULE], shell: ['A shell runner', SHELL_RULE], limits: ['With retries and limits', RETRY_RULE] }) };
 const deleted = { '204': { description: 'Deleted; no body.' } };
 const BODY_ERRORS = { '403': 'Forbidden', '413': 'PayloadTooLarge', '415': 'UnsupportedMediaType' };
 const notValidJson: readonly [string, JsonValue] = ['The body is not JSON', says('request body is not valid JSON')];
@@ -201,7 +202,7 @@ function paths(opts: OpenApiOptions): Obj {
     '/jobs': get({
       id: 'listJobs', tag: 'jobs', summary: 'List jobs, optionally by identifier prefix and status', params: JOB_LIST_PARAMS,
       description: `Jobs whose identifier starts with \`prefix\` (all without it) and, with \`status\`, whose status is one of those named. ${PAGE_NOTE} ${STATUS_NOTE} With an auth_file, the list is narrowed to the token's namespace.`,
-      ok: listOk('Jobs', 'Job', { page: ['A page of jobs', [JOB, DONE_JOB]], failed: ['With status=failed', [FAILED_JOB]], empty: ['Nothing matches', []] }), bad: JOB_LIST_BAD, errors: {},
+      ok: listOk('Jobs', 'Job', { page: ['A page of jobs', [JOB, DONE_JOB, WAITING_JOB]], failed: ['With status=failed', [FAILED_JOB]], empty: ['Nothing matches', []] }), bad: JOB_LIST_BAD, errors: {},
     }),
     // The id parameter is given per operation, not on the path item: Swagger UI (5.x) leaves a
     // path-level $ref parameter unresolved ("any", no name) in /docs/.
@@ -221,27 +222,44 @@ function paths(opts: OpenApiOptions): Obj {
       ...get({ id: 'getJob', tag: 'jobs', summary: 'Read a job', params: ['JobId'], description: `The job's status and execution time. ${NAMESPACE}`, ok: jobOk, bad: { id: badId('job') }, errors: { '403': 'Forbidden', '404': 'JobNotFound' } }),
       delete: one({ id: 'deleteJob', tag: 'jobs', summary: 'Delete a job', params: ['JobId'], description: `Removes the job; a planned job then never runs. ${NAMESPACE}`, ok: deleted, bad: { id: badId('job') }, errors: { '403': 'Forbidden', '404': 'JobNotFound' } }),
     },
+    '/jobs/{id}/attempts': get({
+      id: 'getJobAttempts', tag: 'jobs', summary: 'Read a job\'s last attempts', params: ['JobId'],
+      description: `The job's last attempts, oldest first, as {"attempts": [...]}: at most \`attempt_history\` of them (tickd.toml(5), default 10), kept in the daemon's memory (the leader's, in cluster mode) since it started; empty for a job that has not run since. ${NAMESPACE}`,
+      ok: { '200': response('The attempts, oldest first.', ref('AttemptList'), { retried: ['Two failures, then a success', ATTEMPT_HISTORY], none: ['Not run yet', { attempts: [] }] }) },
+      bad: { id: badId('job') }, errors: { '403': 'Forbidden', '404': 'JobNotFound' },
+    }),
+    '/jobs/{id}/retry': {
+      post: one({
+        id: 'retryJob', tag: 'jobs', summary: 'Run a failed job again now', params: ['JobId'],
+        description: `A failed job is planned again at the present time and runs at once, its attempts afresh (its rule's retry policy all over again); its executions carry new keys (doc/execution.md). Any other status is refused (400): a planned, running or waiting job is on its way already, and an executed one succeeded (PUT it to run it again). ${NAMESPACE}`,
+        ok: { '200': response('The job as stored (status planned, its time now).', ref('Job'), { planned: ['Planned again', JOB] }) },
+        bad: { notFailed: ['The job has not failed', says('job "mail.welcome.42" is executed: only a failed job is run again')], id: badId('job') },
+        errors: { '403': 'Forbidden', '404': 'JobNotFound' },
+      }),
+    },
     '/rules': get({
       id: 'listRules', tag: 'rules', summary: 'List rules, optionally by rule identifier prefix', params: LIST_PARAMS,
       description: `Rules whose identifier starts with \`prefix\` (all without it), runners in object form. ${PAGE_NOTE} With an auth_file, the list is narrowed to the token's namespace.`,
-      ok: listOk('Rules', 'Rule', { page: ['A page of rules', [HTTP_RULE, SHELL_RULE, AWF_RULE]], empty: ['Nothing matches', []] }), bad: LIST_BAD, errors: {},
+      ok: listOk('Rules', 'Rule', { page: ['A page of rules', [HTTP_RULE, SHELL_RULE, AWF_RULE, RETRY_RULE]], empty: ['Nothing matches', []] }), bad: LIST_BAD, errors: {},
     }),
     '/rules/{id}': {
       put: one({
         id: 'putRule', tag: 'rules', summary: 'Create or replace a rule', params: ['RuleId'],
-        description: `Stores the rule: jobs whose identifier starts with \`pattern\` run its runner (the longest matching pattern wins). The runner is given in object form or in string form; the answer always uses the object form. amqp and redis runners can only be set over TCP. ${NAMESPACE} The pattern must lie inside it too.`,
+        description: `Stores the rule: jobs whose identifier starts with \`pattern\` run its runner (the longest matching pattern wins). The runner is given in object form or in string form; the answer always uses the object form. \`retry\`, \`concurrency\` and \`rate\` are optional (tickd-protocol(7) RETRIES AND LIMITS); a rule stored again without them has none. amqp and redis runners can only be set over TCP. ${NAMESPACE} The pattern must lie inside it too.`,
         body: {
           schema: 'RuleInput', examples: {
             http: ['Object form: an HTTP webhook', { pattern: 'mail.', runner: HTTP_RULE.runner }],
             shell: ['Object form: a shell command', { pattern: 'backup.', runner: SHELL_RULE.runner }],
             awfString: ['String form: an awf workflow with an input', { pattern: 'report.', runner: 'awf', args: ['monthly-report', '--input', 'format=pdf'] }],
+            limits: ['A webhook retried with backoff, 4 at once, 10 a second at most', RETRY_RULE_INPUT],
           },
         },
-        ok: { '200': response('The rule as stored, runner in object form.', ref('Rule'), { http: ['The stored rule', HTTP_RULE], awf: ['A string-form awf rule as stored', AWF_RULE] }) },
+        ok: { '200': response('The rule as stored, runner in object form.', ref('Rule'), { http: ['The stored rule', HTTP_RULE], awf: ['A string-form awf rule as stored', AWF_RULE], limits: ['With retries and limits, every retry field written out', RETRY_RULE] }) },
         bad: {
           missing: ['No pattern', says('pattern is required')],
           tcpOnly: ['A runner kind only TCP can set', says('runner.type "redis" can only be set over the TCP interface')],
           shellArgs: ['String form with the wrong args', says('args must be [command] for a shell runner')],
+          retry: ['A retry policy without its delay', says('retry.delay: is required when attempts is more than 1')],
           json: notValidJson, id: badId('rule'),
         },
         errors: BODY_ERRORS,

@@ -12,6 +12,8 @@
 //   so); every other instruction rejects them, so a typo never silently changes meaning.
 import { parseAwfArgs } from '../domain/arguments.ts';
 import type { Command } from '../domain/command.ts';
+import type { Rule } from '../domain/rule.ts';
+import { readOptionTokens, type RuleOptions } from '../domain/rule-options.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { invalidArgs, type ErrorReply } from '../errors.ts';
 import { validateIdentifier, validatePattern } from '../domain/identifier.ts';
@@ -182,19 +184,52 @@ function fieldName(key: string): string {
 }
 
 function parseRuleSet(args: readonly string[]): Outcome {
-  const [id, pattern, type] = args;
+  const rule = parseRuleArgs(args);
+  return typeof rule === 'string' ? rule : { op: 'rule.set', rule };
+}
+
+/**
+ * `<id> <pattern> [option=value ...] <kind> <runner args...>`: the rule RULE SET's arguments
+ * describe, validated, or the message of its first fault. `tickd ctl rule set` reads its words
+ * with it, so both refuse the same rules in the same words.
+ */
+export function parseRuleArgs(args: readonly string[]): Rule | string {
+  const [id, pattern] = args;
   if (id === undefined) return 'missing rule identifier';
   const badId = validateIdentifier('rule', id);
   if (badId !== null) return badId;
   if (pattern === undefined) return 'missing pattern';
   const badPattern = validatePattern(pattern);
   if (badPattern !== null) return badPattern;
+  const split = splitRuleOptions(args.slice(2));
+  if (typeof split === 'string') return split;
+  const [type, ...runnerArgs] = split.rest;
   if (type === undefined) return 'missing runner type';
-  const runner = parseRunnerArgs(type, args.slice(3));
+  const runner = parseRunnerArgs(type, runnerArgs);
   if (typeof runner === 'string') return runner;
   const badRunner = validateRunner(runner);
   if (badRunner !== null) return badRunner;
-  return { op: 'rule.set', rule: { id, pattern, runner } };
+  // No options: the rule of today, without an `options` member at all (never {}).
+  return split.options === undefined ? { id, pattern, runner } : { id, pattern, runner, options: split.options };
+}
+
+/**
+ * The options that open `tokens`, what follows RULE SET's pattern (tickd-protocol(7) RETRIES AND LIMITS):
+ * every token up to the first without `=`, which is the runner type. No runner type holds `=`,
+ * so a line without options reads exactly as before options existed. Also how ctl reads the
+ * options of a LISTRULES line back.
+ */
+export function splitRuleOptions(tokens: readonly string[]): { options: RuleOptions | undefined; rest: readonly string[] } | string {
+  let n = 0;
+  while (n < tokens.length && tokens[n]!.includes('=')) n++;
+  const read = readOptionTokens(tokens.slice(0, n));
+  if ('field' in read) return `${optionName(read.field)}: ${read.error}`;
+  return { options: read.options, rest: tokens.slice(n) };
+}
+
+/** An option as an error names it: bare when it is a plain name, else quoted (the client's text). */
+function optionName(name: string): string {
+  return /^[a-z_]{1,16}(\.[a-z_]{1,16})?$/.test(name) ? name : quoteForMessage(name);
 }
 
 /**

@@ -1,6 +1,8 @@
 // The amqp runner (tickd-protocol(7) RUNNERS): per execution, a new connection from the DSN, a
 // confirm channel, one message whose body is the job identifier published to `exchange` with
 // `routing_key`, the broker's confirm awaited, then close. Success = the broker confirmed.
+// The message id is the execution key, and the headers tickd-job and tickd-attempt say whose
+// attempt it is (doc/execution.md "Keys to deduplicate on").
 //
 // Invariants:
 // - Never rejects and never leaves an unhandled 'error' event: amqplib emits 'error' on the
@@ -27,6 +29,7 @@ import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { parseAmqpDsn } from '../domain/runner-validate.ts';
 import { raceDeadline } from './deadline.ts';
 import { ABORTED, runnerError, type Execution, type RunnerContext } from './execution.ts';
+import { executionKeys } from './execution-key.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
 import { errorText } from '../errors.ts';
 
@@ -118,6 +121,7 @@ export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, sig
   if (signal.aborted) return Promise.resolve(ABORTED);
   const target = parsed.target;
   const scrub = (err: unknown) => scrubSecrets(errorText(err), [target.password]);
+  const keys = executionKeys(exec);
 
   let model: ChannelModel | undefined;
   let abandoned = false;
@@ -151,7 +155,7 @@ export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, sig
     const channel = await opening;
     if (channel.listenerCount('error') === 0) channel.on('error', recordChannelError);
     await new Promise<void>((resolve, reject) => {
-      channel.publish(spec.exchange, spec.routing_key, Buffer.from(exec.jobId, 'utf8'), { persistent: true, headers: occurrenceHeaders(exec.jobId) }, (err: unknown) => {
+      channel.publish(spec.exchange, spec.routing_key, Buffer.from(exec.jobId, 'utf8'), { persistent: true, messageId: keys.key, headers: messageHeaders(exec.jobId, keys.attemptNo) }, (err: unknown) => {
         if (err) reject(err instanceof Error ? err : new Error(String(err)));
         else resolve();
       });
@@ -181,8 +185,16 @@ export function runAmqp(exec: Execution, spec: AmqpSpec, ctx: RunnerContext, sig
   });
 }
 
-/** A schedule's occurrence tells which and its nominal time (tickd-protocol(7) SCHEDULES); other jobs send no headers. */
-function occurrenceHeaders(jobId: string): Record<string, string> | undefined {
+/**
+ * tickd-job and tickd-attempt on every message (the execution key is its message id), and for a
+ * schedule's occurrence which and its nominal time (tickd-protocol(7) SCHEDULES).
+ */
+function messageHeaders(jobId: string, attemptNo: number): Record<string, string | number> {
+  const headers: Record<string, string | number> = { 'tickd-job': jobId, 'tickd-attempt': attemptNo };
   const occurrence = parseOccurrenceId(jobId);
-  return occurrence === null ? undefined : { 'tickd-schedule': occurrence.schedule, 'tickd-nominal-time': occurrence.nominal.toString() };
+  if (occurrence !== null) {
+    headers['tickd-schedule'] = occurrence.schedule;
+    headers['tickd-nominal-time'] = occurrence.nominal.toString();
+  }
+  return headers;
 }

@@ -23,6 +23,12 @@ export interface Execution {
   runner: RunnerSpec;
   /** The identifier of the rule the runner came from (absent only in tests and benchmarks). */
   rule?: string;
+  /** The attempt's number, 1 for the first run; absent means 1 (a job no retry policy touched). */
+  attemptNo?: number;
+  /** When this attempt was due (a retry's time; absent: `execution`): its lateness counts from here. */
+  dueNs?: bigint;
+  /** How long it waited for its rule's concurrency or rate limit, ns (absent: 0), counted apart from lateness. */
+  heldNs?: bigint;
 }
 
 export interface RunnerContext {

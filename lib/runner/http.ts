@@ -20,6 +20,11 @@
 //   handshake of a new socket; read = the socket idle for that long while the request is sent
 //   or the answer awaited, or no response headers within connect + read in all. A server that
 //   accepts and never answers, or trickles, frees the slot.
+// - Every request carries Idempotency-Key (the execution key), Tickd-Job and Tickd-Attempt
+//   (doc/execution.md "Keys to deduplicate on"). A job identifier is ASCII letters, digits and
+//   `. - _ :` (lib/domain/identifier.ts), all valid in a header value, so it is sent as is;
+//   any other byte (no valid identifier holds one) would be sent as %XX of its UTF-8.
+// - A 429 or 503 keeps its Retry-After (seconds or an HTTP-date) in the outcome, in ms.
 // - The outcome is decided at the response headers; the body is drained (bounded by the read
 //   timeout and MAX_DRAIN_BYTES) only so keep-alive sockets can be reused, and never buffered.
 import { parseOccurrenceId } from '../schedule/occurrence.ts';
@@ -29,7 +34,9 @@ import type { Socket } from 'node:net';
 import { clipHead, type AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { httpUrlError } from '../domain/runner-validate.ts';
+import { retryAfterNs } from '../domain/retry-policy.ts';
 import { ABORTED, runnerError, type Execution, type RunnerContext } from './execution.ts';
+import { executionKeys } from './execution-key.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
 import { preconnected, preconnecting } from './http-preconnect.ts';
 import { errorText } from '../errors.ts';
@@ -125,7 +132,13 @@ export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, sig
     // Connect + read in all, until the response headers.
     const deadline = setTimeout(() => fail(`no response within ${2 * t} ms`), 2 * t);
     try {
-      const headers: Record<string, string | number> = { 'user-agent': 'tickd' };
+      const { key, attemptNo } = executionKeys(exec);
+      const headers: Record<string, string | number> = {
+        'user-agent': 'tickd',
+        'idempotency-key': key,
+        'tickd-job': headerValue(exec.jobId),
+        'tickd-attempt': attemptNo,
+      };
       const occurrence = parseOccurrenceId(exec.jobId);
       if (occurrence !== null) {
         headers['tickd-schedule'] = occurrence.schedule;
@@ -153,11 +166,27 @@ export function runHttp(exec: Execution, spec: HttpSpec, ctx: RunnerContext, sig
       const status = response.statusCode ?? 0;
       const ok = status >= 200 && status <= 299;
       log.debug({ url: where, method: spec.method, status }, ok ? 'http runner done' : 'http runner got a non-2xx status');
-      settle({ kind: 'http_response', status });
+      settle(httpResponse(status, response));
       drain(response, ok, t);
     });
     req.end(body ?? undefined);
   });
+}
+
+/**
+ * The job identifier as a header value: as is, since every valid identifier is; any other
+ * byte of its UTF-8 (an impossible identifier) as %XX, so the value always decodes back.
+ */
+export function headerValue(id: string): string {
+  if (/^[A-Za-z0-9._:-]*$/.test(id)) return id;
+  return Buffer.from(id, 'utf8').toString('latin1').replace(/[^A-Za-z0-9._:-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+/** The response's outcome; a 429 or 503 with a readable Retry-After keeps its wait. */
+function httpResponse(status: number, response: IncomingMessage): AttemptOutcome {
+  if (status !== 429 && status !== 503) return { kind: 'http_response', status };
+  const wait = retryAfterNs(response.headers['retry-after'], Date.now());
+  return wait === null ? { kind: 'http_response', status } : { kind: 'http_response', status, retryAfterMs: Number(wait / 1_000_000n) };
 }
 
 /** Bounds DNS + TCP + TLS of a new socket by `t`; a reused or preconnected socket is connected. */

@@ -1,8 +1,9 @@
 // Spawning a child process for the shell, direct and awf runners (tickd-protocol(7) RUNNERS).
 //
 // Invariants:
-// - argv[0] is executed directly (no shell here); the environment is ours plus TICKD_JOB_ID and
-//   TICKD_JOB_EXECUTION (nanoseconds, decimal), and for a schedule's occurrence TICKD_SCHEDULE
+// - argv[0] is executed directly (no shell here); the environment is ours plus TICKD_JOB_ID,
+//   TICKD_JOB_EXECUTION (nanoseconds, decimal), TICKD_ATTEMPT and TICKD_EXECUTION_KEY
+//   (doc/execution.md "Keys to deduplicate on"), and for a schedule's occurrence TICKD_SCHEDULE
 //   and TICKD_NOMINAL_NS (lib/schedule/occurrence.ts); stdin is /dev/null.
 // - stderr is always read continuously, so the child never blocks on a full pipe, and its last
 //   bytes are the outcome's stderr tail (MAX_OUTCOME_TEXT_BYTES, doc/execution.md "The attempt
@@ -21,6 +22,7 @@ import { spawn } from 'node:child_process';
 import { clipHead, clipTail, MAX_OUTCOME_TEXT_BYTES, type AttemptOutcome } from '../domain/attempt.ts';
 import type { Logger } from '../log.ts';
 import { ABORTED, runnerError, type Execution } from './execution.ts';
+import { executionKeys } from './execution-key.ts';
 import { errorText } from '../errors.ts';
 
 export const TAIL_BYTES = 4096;
@@ -65,7 +67,14 @@ export class OutputTail {
 }
 
 function childEnv(exec: Execution): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TICKD_JOB_ID: exec.jobId, TICKD_JOB_EXECUTION: exec.execution.toString() };
+  const { key, attemptNo } = executionKeys(exec);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TICKD_JOB_ID: exec.jobId,
+    TICKD_JOB_EXECUTION: exec.execution.toString(),
+    TICKD_ATTEMPT: String(attemptNo),
+    TICKD_EXECUTION_KEY: key,
+  };
   // An occurrence of a schedule (tickd-protocol(7) SCHEDULES) says which, and its nominal time.
   const occurrence = parseOccurrenceId(exec.jobId);
   if (occurrence !== null) {

@@ -2,6 +2,12 @@
 // AUTH and SELECT as the URL says, `<COMMAND> <key> <job id>`, then close. A RESP error reply
 // (WRONGTYPE, WRONGPASS, ...) is failure.
 //
+// The command goes in a MULTI/EXEC transaction with its companion (redis-companion.ts: the
+// keys to deduplicate on, on `<key>:tickd`), so a consumer never sees the one without the
+// other. Only the command's own reply decides the outcome: a companion that fails as it runs
+// changes nothing, and a transaction refused as a whole (an ACL that allows the key and not
+// its companion, a server without MULTI) is followed by the command alone, as before.
+//
 // Invariants:
 // - The URL is parsed by parseRedisUrl, the parser `RULE SET` validates with, so execution
 //   accepts exactly what a rule could store; one that fails (an old logfile) fails the job.
@@ -18,12 +24,14 @@
 // - The outcome (lib/domain/attempt.ts): `delivered` once the command is answered, else the
 //   error (refused connection, WRONGPASS, WRONGTYPE...) or no answer in time. Failures are
 //   logged at debug only: the engine logs the one warning of a failed job.
-import { createClient } from 'redis';
+import { createClient, ErrorReply, MultiErrorReply } from 'redis';
 import { clipHead, type AttemptOutcome } from '../domain/attempt.ts';
 import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { isRedisCommand, parseRedisUrl } from '../domain/runner-validate.ts';
 import { raceDeadline } from './deadline.ts';
 import { ABORTED, runnerError, type Execution, type RunnerContext } from './execution.ts';
+import { executionKeys } from './execution-key.ts';
+import { companionCommands, companionRecord } from './redis-companion.ts';
 import { redactUrl, scrubSecrets } from './redact.ts';
 import { errorText } from '../errors.ts';
 
@@ -80,9 +88,25 @@ export function runRedis(exec: Execution, spec: RedisSpec, ctx: RunnerContext, s
     try { client.destroy(); } catch { /* already torn down */ }
   };
 
+  const command = [spec.command, spec.key, exec.jobId];
+  const companion = companionCommands(spec.command, spec.key, companionRecord(exec, executionKeys(exec)));
   const send = async (): Promise<void> => {
     await client.connect();
-    await client.sendCommand([spec.command, spec.key, exec.jobId]);
+    const multi = client.multi().addCommand(command);
+    for (const c of companion) multi.addCommand(c);
+    try {
+      await multi.exec();
+    } catch (err) {
+      if (err instanceof MultiErrorReply) {
+        // It ran: the command's reply is the outcome, a companion's error only a debug line.
+        if (err.errorIndexes.includes(0)) throw err.replies[0];
+        ctx.log.debug({ url: where, err: scrub(err.replies[err.errorIndexes[0]!]) }, 'redis runner: the companion failed');
+        return;
+      }
+      if (!(err instanceof ErrorReply)) throw err;
+      ctx.log.debug({ url: where, err: scrub(err) }, 'redis runner: transaction refused, sending the command alone');
+      await client.sendCommand(command);
+    }
   };
 
   let abandoned = false;

@@ -1,11 +1,14 @@
-// The last attempt of each job, in the primary's memory (doc/execution.md "The attempt
-// record"): what GET /jobs/{id} shows as `last_attempt`.
+// The last attempts of each job, in the primary's memory (doc/execution.md "The attempt
+// record"): what GET /jobs/{id} shows as `last_attempt`, and GET /jobs/{id}/attempts as the
+// job's history, its last `keep` attempts (tickd.toml(5) [database] attempt_history).
 //
 // Invariants:
 // - Bounded: at most `capacity` records (MAX_ATTEMPT_RECORDS by default); recording one more
 //   evicts the record written longest ago. Each record's text is bounded by the outcome's own
 //   limit (MAX_OUTCOME_TEXT_BYTES, lib/domain/attempt.ts), so the whole store is too.
-// - A job has at most one record: recording again replaces it and makes it the newest.
+// - A job has at most `keep` records: recording again adds the newest (dropping its oldest past
+//   `keep`) and makes the job the newest. `capacity` bounds the records of all jobs together:
+//   past it, the jobs recorded longest ago go, with all of theirs.
 // - record, get, delete and the eviction are O(1): records sit in slots linked oldest to
 //   newest (two Int32Arrays of links), and a Map finds a job's slot. The oldest is the list's
 //   head, never found by iterating the Map: V8 keeps a deleted Map entry as a hole until its
@@ -22,14 +25,24 @@ export const MAX_ATTEMPT_RECORDS = 100_000;
 
 export interface ReadonlyAttempts {
   get(jobId: string): Attempt | undefined;
+  /** The job's last attempts, oldest first (empty when none is kept). */
+  history(jobId: string): readonly Attempt[];
   readonly size: number;
 }
+
+/** Attempts kept per job unless configured. */
+export const DEFAULT_ATTEMPT_HISTORY = 10;
 
 const NONE = -1;
 const FIRST_SLOTS = 1024;
 
 export class LastAttempts implements ReadonlyAttempts {
   readonly capacity: number;
+  readonly keep: number;
+  /** Records held, over every job (the current ones and the earlier ones). */
+  private records = 0;
+  /** Each slot's earlier attempts, oldest first (absent until a job has a second). */
+  private earlier: (Attempt[] | undefined)[] = [];
   private readonly slotOf = new Map<string, number>();
   private ids: string[] = [];
   private attempts: (Attempt | undefined)[] = [];
@@ -40,9 +53,11 @@ export class LastAttempts implements ReadonlyAttempts {
   /** Freed slots (a job's record deleted), reused before the slots grow. */
   private free: number[] = [];
 
-  constructor(capacity = MAX_ATTEMPT_RECORDS) {
+  constructor(capacity = MAX_ATTEMPT_RECORDS, keep = DEFAULT_ATTEMPT_HISTORY) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isSafeInteger(keep) || keep < 1) throw new RangeError(`keep must be a positive integer, got ${keep}`);
     this.capacity = capacity;
+    this.keep = keep;
   }
 
   get size(): number {
@@ -54,17 +69,47 @@ export class LastAttempts implements ReadonlyAttempts {
     return slot === undefined ? undefined : this.attempts[slot];
   }
 
+  history(jobId: string): readonly Attempt[] {
+    const slot = this.slotOf.get(jobId);
+    if (slot === undefined) return [];
+    const before = this.earlier[slot];
+    return before === undefined ? [this.attempts[slot]!] : [...before, this.attempts[slot]!];
+  }
+
   record(jobId: string, attempt: Attempt): void {
     let slot = this.slotOf.get(jobId);
     if (slot !== undefined) {
-      this.unlink(slot); // replaced: it moves to the newest end
+      this.unlink(slot); // it moves to the newest end
+      if (this.keep > 1) {
+        const before = (this.earlier[slot] ??= []);
+        before.push(this.attempts[slot]!);
+        if (before.length >= this.keep) before.shift();
+        else this.records++;
+      }
     } else {
       slot = this.slotForNew();
       this.ids[slot] = jobId;
       this.slotOf.set(jobId, slot);
+      this.records++;
     }
     this.attempts[slot] = attempt;
     this.append(slot);
+    while (this.records > this.capacity && this.oldest !== slot) this.evict(this.oldest);
+  }
+
+  private evict(slot: number): void {
+    this.slotOf.delete(this.ids[slot]!);
+    this.unlink(slot);
+    this.drop(slot);
+    this.ids[slot] = '';
+    this.free.push(slot);
+  }
+
+  /** Forgets a slot's records (the count with them). */
+  private drop(slot: number): void {
+    this.records -= 1 + (this.earlier[slot]?.length ?? 0);
+    this.attempts[slot] = undefined;
+    this.earlier[slot] = undefined;
   }
 
   delete(jobId: string): void {
@@ -73,7 +118,7 @@ export class LastAttempts implements ReadonlyAttempts {
     this.slotOf.delete(jobId);
     this.unlink(slot);
     this.ids[slot] = '';
-    this.attempts[slot] = undefined;
+    this.drop(slot);
     this.free.push(slot);
   }
 
@@ -81,6 +126,8 @@ export class LastAttempts implements ReadonlyAttempts {
     this.slotOf.clear();
     this.ids = [];
     this.attempts = [];
+    this.earlier = [];
+    this.records = 0;
     this.older = new Int32Array(0);
     this.newer = new Int32Array(0);
     this.oldest = NONE;
@@ -103,12 +150,14 @@ export class LastAttempts implements ReadonlyAttempts {
       const slot = this.oldest;
       this.slotOf.delete(this.ids[slot]!);
       this.unlink(slot);
+      this.drop(slot);
       return slot;
     }
     const slot = this.ids.length;
     if (slot === this.older.length) this.grow();
     this.ids.push('');
     this.attempts.push(undefined);
+    this.earlier.push(undefined);
     return slot;
   }
 

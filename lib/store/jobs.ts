@@ -24,6 +24,10 @@
 //   those handed out by takeDue() whose new status the caller has not set yet: they stay
 //   `planned` (and counted as planned) until setStatus()/put()/delete() decides their fate;
 //   put() or setStatus(id, 'planned') arms such a job again.
+// - retry state (Job.attempt, Job.retryAt: issue 38) lives in `retries`, by slot, only for the
+//   jobs a retry policy touched: a store whose rules never retry holds an empty Map. put()
+//   replaces it with the job's own (none: deleted), setStatus() keeps the attempt number and
+//   drops retryAt (the wait is over whatever the new status), delete() drops it.
 // - capacity: at most MAX_SLOTS (2^24, 16 777 216) jobs, identifiers of at most MAX_ID_BYTES
 //   UTF-8 bytes; beyond that put() throws a RangeError changing nothing, as it does for an
 //   execution outside i64. The caller reports it as internal.
@@ -47,8 +51,14 @@ export interface JobCounts {
   readonly failed: number;
 }
 
+interface RetryState {
+  readonly attempt: number;
+  readonly retryAt: bigint | undefined;
+}
+
 export class JobStore {
   private readonly ids = new IdTable(INITIAL_SLOTS);
+  private readonly retries = new Map<number, RetryState>();
   private statuses = new Uint8Array(INITIAL_SLOTS).fill(FREE);
   private readonly due = new DueHeap(INITIAL_SLOTS);
   private readonly perStatus = [0, 0, 0, 0];
@@ -79,6 +89,7 @@ export class JobStore {
       this.ensureStatuses(slot);
       this.ids.add(job.id, hash); // takes `slot`; may throw at capacity: nothing committed yet
       this.setCode(slot, code, -1);
+      this.setRetry(slot, job);
       if (code === PLANNED) this.due.insert(slot);
       return undefined;
     }
@@ -87,6 +98,7 @@ export class JobStore {
     if (code !== PLANNED) this.due.remove(existing);
     else if (!this.due.has(existing)) this.due.insert(existing);
     this.setCode(existing, code, this.statuses[existing]!);
+    this.setRetry(existing, job);
     return previous;
   }
 
@@ -103,6 +115,8 @@ export class JobStore {
     this.setCode(slot, code, this.statuses[slot]!);
     if (code !== PLANNED) this.due.remove(slot);
     else if (!this.due.has(slot)) this.due.insert(slot);
+    const retry = this.retries.get(slot);
+    if (retry?.retryAt !== undefined) this.retries.set(slot, { attempt: retry.attempt, retryAt: undefined });
     return previous;
   }
 
@@ -112,6 +126,7 @@ export class JobStore {
     if (slot < 0) return undefined;
     const previous = this.jobOf(id, slot); // its time and status are still there
     this.due.remove(slot);
+    this.retries.delete(slot);
     this.perStatus[this.statuses[slot]!]!--;
     this.statuses[slot] = FREE;
     return previous;
@@ -121,6 +136,7 @@ export class JobStore {
   clear(): void {
     this.ids.clear();
     this.due.clear();
+    this.retries.clear();
     this.statuses = new Uint8Array(INITIAL_SLOTS).fill(FREE);
     this.perStatus.fill(0);
   }
@@ -187,7 +203,26 @@ export class JobStore {
 
   /** The job in a slot in use whose identifier the caller already has. */
   private jobOf(id: string, slot: number): Job {
-    return { id, execution: this.due.keyOf(slot), status: JOB_STATUSES[this.statuses[slot]!]! };
+    const job = { id, execution: this.due.keyOf(slot), status: JOB_STATUSES[this.statuses[slot]!]! };
+    if (this.retries.size === 0) return job;
+    const retry = this.retries.get(slot);
+    if (retry === undefined) return job;
+    return retry.retryAt === undefined ? { ...job, attempt: retry.attempt } : { ...job, attempt: retry.attempt, retryAt: retry.retryAt };
+  }
+
+  /** The jobs waiting for their next attempt (status `triggered`, retryAt set): armed again at a start or a take-over. */
+  waitingForRetry(): Job[] {
+    const out: Job[] = [];
+    for (const [slot, r] of this.retries) if (r.retryAt !== undefined) out.push(this.jobAt(slot));
+    return out;
+  }
+
+  private setRetry(slot: number, job: Job): void {
+    if (job.attempt === undefined) {
+      if (this.retries.size > 0) this.retries.delete(slot);
+    } else {
+      this.retries.set(slot, { attempt: job.attempt, retryAt: job.retryAt });
+    }
   }
 
   private ensureStatuses(slot: number): void {

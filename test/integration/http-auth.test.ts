@@ -139,7 +139,7 @@ describe('HTTP authentication and namespaces', function () {
       c.write('AUTH secret-b\n');
       expect(await c.readLine()).to.equal('OK');
       expect(await c.request('1', 'SET b.from.tcp 4070908800000000001')).to.deep.equal(['1 OK']);
-      expect((await b.request('GET', '/jobs/b.from.tcp')).text).to.equal('{"id":"b.from.tcp","status":"planned","execution":4070908800000000001}');
+      expect((await b.request('GET', '/jobs/b.from.tcp')).text).to.equal('{"id":"b.from.tcp","status":"planned","execution":4070908800000000001,"attempt":0}');
       expect((await a.request('GET', '/jobs/b.from.tcp')).status).to.equal(403);
       await b.request('PUT', '/jobs/b.from.http', { body: { execution: '2099-01-01T00:00:00.000000002Z' } });
       expect(await c.request('2', 'GET b.from.http')).to.deep.equal(['2 OK planned 4070908800000000002']);

@@ -31,7 +31,9 @@ export function templateOf(path: string): string | null {
   const m = /^\/(jobs|rules|schedules)\/[^/]+$/.exec(p);
   if (m !== null) return `/${m[1]}/{id}`;
   const sub = /^\/schedules\/[^/]+\/(next|occurrences|pause|resume|run)$/.exec(p);
-  return sub === null ? null : `/schedules/{id}/${sub[1]}`;
+  if (sub !== null) return `/schedules/{id}/${sub[1]}`;
+  const job = /^\/jobs\/[^/]+\/(attempts|retry)$/.exec(p);
+  return job === null ? null : `/jobs/{id}/${job[1]}`;
 }
 
 export class HttpApi {

@@ -47,7 +47,7 @@ describe('HTTP connections', function () {
           const id = `conc.c${i}.n${n}`;
           const put = await call(addr, agent, 'PUT', `/jobs/${id}`, `{"execution":"2099-01-01T00:00:00.${String(n).padStart(9, '0')}Z"}`);
           const get = await call(addr, agent, 'GET', `/jobs/${id}`);
-          expect(get.text).to.equal(`{"id":"${id}","status":"planned","execution":4070908800${String(n).padStart(9, '0')}}`);
+          expect(get.text).to.equal(`{"id":"${id}","status":"planned","execution":4070908800${String(n).padStart(9, '0')},"attempt":0}`);
           seen.push(put, get);
         }
       } finally {

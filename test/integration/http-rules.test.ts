@@ -137,6 +137,58 @@ describe('HTTP interface: rules', function () {
   });
 
 
+  describe('retries and limits', () => {
+    const put = (id: string, body: unknown) => api.request('PUT', `/rules/${id}`, { body });
+    const runner = { type: 'shell', command: 'exit 1' };
+
+    it('PUT stores retry, concurrency and rate, answers them with every retry field, and takes its answer back', async () => {
+      const res = await put('opt.a', { pattern: 'opt.', runner, retry: { attempts: 4, delay: '500ms', jitter: 0.1 }, concurrency: 2, rate: { limit: 10, per: '60s' } });
+      expect([res.status, JSON.parse(res.text)]).to.deep.equal([200, {
+        id: 'opt.a', pattern: 'opt.', runner,
+        retry: { attempts: 4, backoff: 'exponential', delay: '500ms', factor: 2, max_delay: '1h', jitter: 0.1 }, concurrency: 2, rate: { limit: 10, per: '1m' },
+      }]);
+      expect((await api.request('GET', '/rules/opt.a')).text).to.equal(res.text);
+      const again = await put('opt.a', res.text);
+      expect([again.status, again.text]).to.deep.equal([200, res.text]);
+      // Stored again without them, the rule has none.
+      const plain = await put('opt.a', { pattern: 'opt.', runner });
+      expect(JSON.parse(plain.text)).to.deep.equal({ id: 'opt.a', pattern: 'opt.', runner });
+    });
+
+    it('400 names the member at fault, and nothing is stored', async () => {
+      const cases: Array<[unknown, string | RegExp]> = [
+        [{ retry: { attempts: 3 } }, 'retry.delay: is required when attempts is more than 1'],
+        [{ retry: { attempts: 2, delay: '1s', tries: 1 } }, /^retry\.tries: unknown field/],
+        [{ retry: [] }, 'retry: must be an object'],
+        [{ concurrency: 0 }, 'concurrency: must be an integer from 1 to 100000'],
+        [{ rate: { limit: 5 } }, 'rate.per: is required with rate.limit'],
+        [{ rate: { limit: 5, per: '1s', burst: 2 } }, 'rate.burst: unknown field (known: limit, per)'],
+      ];
+      for (const [extra, want] of cases) {
+        const res = await put('opt.bad', { pattern: 'opt.', runner, ...(extra as object) });
+        expect(res.status, JSON.stringify(extra)).to.equal(400);
+        const message = (JSON.parse(res.text) as { error: string }).error;
+        if (typeof want === 'string') expect(message, JSON.stringify(extra)).to.equal(want);
+        else expect(message, JSON.stringify(extra)).to.match(want);
+      }
+      expect((await api.request('GET', '/rules/opt.bad')).status).to.equal(404);
+    });
+
+    it('options set over TCP read over HTTP, and ones PUT over HTTP show in LISTRULES, pasting back as RULE SET', async () => {
+      expect(await tcp.request('o1', 'RULE SET opt.tcp opt.tcp. retry.attempts=3 retry.backoff=fixed retry.delay=2s concurrency=1 shell "exit 1"')).to.deep.equal(['o1 OK']);
+      expect(JSON.parse((await api.request('GET', '/rules/opt.tcp')).text)).to.deep.equal({
+        id: 'opt.tcp', pattern: 'opt.tcp.', runner, retry: { attempts: 3, backoff: 'fixed', delay: '2s', max_delay: '1h', jitter: 0 }, concurrency: 1,
+      });
+      const stored = await put('opt.http', { pattern: 'opt.http.', runner, retry: { attempts: 2, delay: '1s' }, rate: { limit: 3, per: '1s' } });
+      const line = (await tcp.request('l', 'LISTRULES')).find((l) => l.startsWith('l opt.http '));
+      expect(line).to.equal('l opt.http opt.http. retry.attempts=2 retry.backoff=exponential retry.delay=1s retry.factor=2 retry.max_delay=1h rate.limit=3 rate.per=1s shell "exit 1"');
+      await api.request('DELETE', '/rules/opt.http');
+      expect(await tcp.request('o2', `RULE SET ${line!.slice(2)}`)).to.deep.equal(['o2 OK']);
+      expect((await api.request('GET', '/rules/opt.http')).text).to.equal(stored.text);
+      expect(await tcp.request('o3', 'RULE SET opt.x opt. concurrency=0 shell x')).to.deep.equal(['o3 ERROR invalid_args concurrency: must be an integer from 1 to 100000']);
+    });
+  });
+
   describe('OpenAPI conformity', () => {
     it('checked every response above against the document', () => {
       // At least the 49 fixed requests and one poll of fire.a (the polls vary with timing).

@@ -54,20 +54,20 @@ describe('HTTP interface', function () {
   });
 
   describe('jobs', () => {
-    it('PUT -> 200 {"id","status","execution"}, execution an exact integer in the raw text', async () => {
+    it('PUT -> 200 {"id","status","execution","attempt"}, execution an exact integer in the raw text', async () => {
       const res = await api.request('PUT', '/jobs/exact.one', { body: { execution: '2026-04-10T12:00:00.123456789Z' } });
       expect(res.status).to.equal(200);
-      expect(res.text).to.equal('{"id":"exact.one","status":"planned","execution":1775822400123456789}');
+      expect(res.text).to.equal('{"id":"exact.one","status":"planned","execution":1775822400123456789,"attempt":0}');
       const got = await api.request('GET', '/jobs/exact.one');
       expect(got.status).to.equal(200);
       // A time in the past: by now the job may have come due, failed (no rule) and got its last_attempt.
-      expect(got.text).to.match(/^\{"id":"exact\.one","status":"[a-z]+","execution":1775822400123456789(,"last_attempt":\{.*\})?\}$/);
+      expect(got.text).to.match(/^\{"id":"exact\.one","status":"[a-z]+","execution":1775822400123456789,"attempt":[01](,"last_attempt":\{.*\})?\}$/);
     });
 
     it('GET returns the job as stored; DELETE -> 204 without a body, then 404', async () => {
       expect((await api.request('PUT', '/jobs/crud.a', { body: { execution: FAR } })).status).to.equal(200);
       const got = await api.request('GET', '/jobs/crud.a');
-      expect(got.text).to.equal(`{"id":"crud.a","status":"planned","execution":${FAR_NS}}`);
+      expect(got.text).to.equal(`{"id":"crud.a","status":"planned","execution":${FAR_NS},"attempt":0}`);
       const del = await api.request('DELETE', '/jobs/crud.a');
       expect(del.status).to.equal(204);
       expect(del.text).to.equal('');
@@ -79,7 +79,7 @@ describe('HTTP interface', function () {
     it('PUT replaces an existing job (create or update)', async () => {
       await api.request('PUT', '/jobs/repl.a', { body: { execution: FAR } });
       await api.request('PUT', '/jobs/repl.a', { body: { execution: '2099-01-01T00:00:01Z' } });
-      expect((await api.request('GET', '/jobs/repl.a')).text).to.equal('{"id":"repl.a","status":"planned","execution":4070908801000000000}');
+      expect((await api.request('GET', '/jobs/repl.a')).text).to.equal('{"id":"repl.a","status":"planned","execution":4070908801000000000,"attempt":0}');
     });
 
     it('HEAD /jobs/{id} -> the GET status and headers, no body', async () => {
@@ -103,7 +103,7 @@ describe('HTTP interface', function () {
       ];
       for (const [iso, ns] of cases) {
         const res = await api.request('PUT', '/jobs/iso.a', { body: { execution: iso } });
-        expect([res.status, res.text], iso).to.deep.equal([200, `{"id":"iso.a","status":"planned","execution":${ns}}`]);
+        expect([res.status, res.text], iso).to.deep.equal([200, `{"id":"iso.a","status":"planned","execution":${ns},"attempt":0}`]);
       }
     });
 
@@ -175,7 +175,7 @@ describe('HTTP interface', function () {
   describe('same store as TCP', () => {
     it('SET over TCP is read over HTTP, and PUT over HTTP is read over TCP', async () => {
       expect(await tcp.request('1', 'SET both.tcp 4070908800123456789')).to.deep.equal(['1 OK']);
-      expect((await api.request('GET', '/jobs/both.tcp')).text).to.equal('{"id":"both.tcp","status":"planned","execution":4070908800123456789}');
+      expect((await api.request('GET', '/jobs/both.tcp')).text).to.equal('{"id":"both.tcp","status":"planned","execution":4070908800123456789,"attempt":0}');
       await api.request('PUT', '/jobs/both.http', { body: { execution: '2099-01-01T01:00:00.000000007+01:00' } });
       expect(await tcp.request('2', 'GET both.http')).to.deep.equal(['2 OK planned 4070908800000000007']);
       expect((await api.request('DELETE', '/jobs/both.tcp')).status).to.equal(204);

@@ -94,7 +94,7 @@ describe('remote runners through the daemon', function () {
       await c.request('6', `SET rbad.job ${nowNs()}`);
       await waitStatus('rbad.job', 'failed');
     } finally {
-      await redis.del(key);
+      await redis.del([key, `${key}:tickd`]); // and the redis runner's companion list
       await sub.quit();
       await redis.quit();
     }

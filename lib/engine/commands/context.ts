@@ -17,8 +17,11 @@ export interface EngineContext {
   /** GET /activity: the window ending now. */
   readonly activity: () => ActivityView;
   readonly scheduling: Scheduling;
-  /** Null while schedules may be made; else why not (cluster mode: a node behind format 3). */
-  readonly schedulesRefused: () => string | null;
+  /**
+   * Null while records that need format `needs` may be written; else why not (cluster mode: a
+   * node behind it). Schedules need format 3, a rule with options format 4.
+   */
+  readonly formatRefused: (needs: number) => string | null;
 }
 
 export type Handler<Op extends Command['op']> = (ctx: EngineContext, cmd: Extract<Command, { op: Op }>) => Reply;

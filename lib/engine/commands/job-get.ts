@@ -6,6 +6,7 @@ import type { Handler } from './context.ts';
 export const jobGet: Handler<'job.get'> = (ctx, cmd) => {
   const job = ctx.jobs.get(cmd.id);
   if (job === undefined) return notFound('job', cmd.id);
+  if (cmd.history === true) return { ok: true, kind: 'job', job, attempts: ctx.attempts.history(cmd.id) };
   const attempt = ctx.attempts.get(cmd.id);
   return attempt === undefined ? { ok: true, kind: 'job', job } : { ok: true, kind: 'job', job, attempt };
 };

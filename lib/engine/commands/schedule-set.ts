@@ -4,6 +4,7 @@
 // schedule is ever written there. A daemon holds at most MAX_SCHEDULES: a client cannot make
 // it hold more (each costs the primary memory and deciding), and one more is refused, not taken.
 import { wallNowNs } from '../../clock.ts';
+import { SCHEDULES_FORMAT } from '../../domain/format.ts';
 import { invalidArgs } from '../../errors.ts';
 import type { Handler } from './context.ts';
 import { scheduleReply } from './schedule-context.ts';
@@ -12,7 +13,7 @@ import { scheduleReply } from './schedule-context.ts';
 export const MAX_SCHEDULES = 1 << 22;
 
 export const scheduleSet: Handler<'schedule.set'> = (ctx, cmd) => {
-  const refused = ctx.schedulesRefused();
+  const refused = ctx.formatRefused(SCHEDULES_FORMAT);
   if (refused !== null) return invalidArgs(`schedules: ${refused}`);
   const { schedules } = ctx.scheduling;
   if (schedules.size >= MAX_SCHEDULES && schedules.get(cmd.schedule.id) === undefined) {

@@ -1,11 +1,14 @@
-// /jobs routes (tickd-protocol(7) HTTP INTERFACE). A job is {"id","status","execution"} with
-// execution written as the exact integer of nanoseconds; requests give execution as an ISO 8601
-// string with a zone. GET /jobs/{id} adds `last_attempt` when the daemon has one recorded
-// (doc/execution.md "The attempt record"): nanoseconds exact too.
+// /jobs routes (tickd-protocol(7) HTTP INTERFACE). A job is {"id","status","execution","attempt"}
+// with execution written as the exact integer of nanoseconds, and "retry_at" (the same) while it
+// waits for its next attempt (tickd-protocol(7) RETRIES AND LIMITS); requests give execution as
+// an ISO 8601 string with a zone. GET /jobs/{id} adds `last_attempt` when the daemon has one
+// recorded (doc/execution.md "The attempt record"): nanoseconds exact too; GET
+// /jobs/{id}/attempts its last attempts (tickd.toml(5) attempt_history), oldest first; POST
+// /jobs/{id}/retry runs a failed job again now (lib/engine/commands/job-retry.ts).
 // Identifiers are validated like TCP's before anything reaches the primary.
 import type { Attempt, AttemptOutcome } from '../../domain/attempt.ts';
 import { describeOutcome, outcomeSucceeded } from '../../domain/attempt.ts';
-import type { Job } from '../../domain/job.ts';
+import { attemptNumber, type Job } from '../../domain/job.ts';
 import { parseIsoTimestamp } from '../../domain/time.ts';
 import { isObject, readJsonBody } from '../body.ts';
 import { sendError, sendJson, sendNoContent, type JsonValue } from '../json.ts';
@@ -13,19 +16,26 @@ import { pathId } from '../params.ts';
 import { listPage } from '../list-page.ts';
 import { perform, type Call, type HttpContext, type Route } from '../route.ts';
 
-function jobToJson(job: Job): JsonValue {
-  return { id: job.id, status: job.status, execution: job.execution };
+/**
+ * `attempt`: the attempt that runs or ran last (0 before the first); `retry_at` only while the
+ * job waits for its next attempt (status triggered), exact nanoseconds like execution.
+ */
+function jobToJson(job: Job): { [key: string]: JsonValue } {
+  return { id: job.id, status: job.status, execution: job.execution, attempt: attemptNumber(job), ...(job.retryAt === undefined ? {} : { retry_at: job.retryAt }) };
 }
 
-/** The outcome object: `kind` first, then that kind's fields (their names are the JSON's). */
+/** The outcome object: `kind` first, then that kind's fields (their names are the JSON's, but for retryAfterMs). */
 function outcomeToJson(o: AttemptOutcome): JsonValue {
+  if (o.kind === 'http_response' && o.retryAfterMs !== undefined) return { kind: o.kind, status: o.status, retry_after_ms: o.retryAfterMs };
   return { ...o };
 }
 
 export function attemptToJson(a: Attempt): JsonValue {
   return {
+    attempt: a.number ?? 1,
     started_ns: a.startedNs,
     lateness_ns: a.latenessNs,
+    held_ns: a.heldNs ?? 0n,
     duration_ns: a.durationNs,
     rule: a.rule,
     runner: a.runner,
@@ -36,9 +46,7 @@ export function attemptToJson(a: Attempt): JsonValue {
 }
 
 function jobDetailToJson(job: Job, attempt: Attempt | undefined): JsonValue {
-  return attempt === undefined
-    ? jobToJson(job)
-    : { id: job.id, status: job.status, execution: job.execution, last_attempt: attemptToJson(attempt) };
+  return attempt === undefined ? jobToJson(job) : { ...jobToJson(job), last_attempt: attemptToJson(attempt) };
 }
 
 async function putJob(ctx: HttpContext, call: Call): Promise<void> {
@@ -65,6 +73,20 @@ async function getJob(ctx: HttpContext, call: Call): Promise<void> {
   if (reply !== null) sendJson(call.res, 200, jobDetailToJson(reply.job, reply.attempt));
 }
 
+async function getAttempts(ctx: HttpContext, call: Call): Promise<void> {
+  const id = pathId(call, 'job');
+  if (id === null) return;
+  const reply = await perform(ctx, call, { op: 'job.get', id, history: true }, 'job');
+  if (reply !== null) sendJson(call.res, 200, { attempts: (reply.attempts ?? []).map(attemptToJson) });
+}
+
+async function retryJob(ctx: HttpContext, call: Call): Promise<void> {
+  const id = pathId(call, 'job');
+  if (id === null) return;
+  const reply = await perform(ctx, call, { op: 'job.retry', id }, 'job');
+  if (reply !== null) sendJson(call.res, 200, jobToJson(reply.job));
+}
+
 async function deleteJob(ctx: HttpContext, call: Call): Promise<void> {
   const id = pathId(call, 'job');
   if (id === null) return;
@@ -78,5 +100,7 @@ export function jobRoutes(ctx: HttpContext): Route[] {
     { method: 'PUT', path: '/jobs/:id', auth: true, handle: (call) => putJob(ctx, call) },
     { method: 'GET', path: '/jobs/:id', auth: true, handle: (call) => getJob(ctx, call) },
     { method: 'DELETE', path: '/jobs/:id', auth: true, handle: (call) => deleteJob(ctx, call) },
+    { method: 'GET', path: '/jobs/:id/attempts', auth: true, handle: (call) => getAttempts(ctx, call) },
+    { method: 'POST', path: '/jobs/:id/retry', auth: true, handle: (call) => retryJob(ctx, call) },
   ];
 }

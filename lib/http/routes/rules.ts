@@ -1,9 +1,12 @@
 // /rules routes (tickd-protocol(7) HTTP INTERFACE). A rule is
-// {"id","pattern","runner":{"type",...}}; PUT accepts the runner's object or string form
-// (lib/http/runner-body.ts) and answers with the rule as stored, in object form. The pattern
-// and the runner are validated exactly like TCP RULE SET.
+// {"id","pattern","runner":{"type",...}} and, when it has them, "retry", "concurrency" and
+// "rate" (tickd-protocol(7) RETRIES AND LIMITS); PUT accepts the runner's object or string form
+// (lib/http/runner-body.ts) and answers with the rule as stored, in object form. The pattern,
+// the runner and the options are validated exactly like TCP RULE SET. Any other member is
+// refused (400 naming it): a misspelt "retries" must not leave a rule without its retries.
 import type { Rule } from '../../domain/rule.ts';
 import { validatePattern } from '../../domain/identifier.ts';
+import { optionsToJson, readRuleOptions } from '../../domain/rule-options.ts';
 import { runnerToJson } from '../../domain/runner-spec.ts';
 import { validateRunner } from '../../domain/runner-validate.ts';
 import { isObject, readJsonBody } from '../body.ts';
@@ -14,12 +17,17 @@ import { listPage } from '../list-page.ts';
 import { perform, type Call, type HttpContext, type Route } from '../route.ts';
 
 export function ruleToJson(rule: Rule): JsonValue {
-  return { id: rule.id, pattern: rule.pattern, runner: runnerToJson(rule.runner) };
+  return { id: rule.id, pattern: rule.pattern, runner: runnerToJson(rule.runner), ...(optionsToJson(rule.options) as Record<string, JsonValue>) };
 }
+
+const RULE_MEMBERS: ReadonlySet<string> = new Set(['id', 'pattern', 'runner', 'args', 'retry', 'concurrency', 'rate']);
 
 /** The rule a PUT body describes, or a message naming the field that is wrong. */
 export function ruleFromBody(id: string, body: unknown): Rule | string {
   if (!isObject(body)) return 'request body must be a JSON object';
+  for (const name of Object.keys(body)) {
+    if (!RULE_MEMBERS.has(name)) return `${name}: unknown field (known: ${[...RULE_MEMBERS].join(', ')})`;
+  }
   // A rule read with GET may be sent back as is; its id must then be this one.
   if (body['id'] !== undefined && body['id'] !== id) return 'id in the body must equal the id in the path';
   const pattern = body['pattern'];
@@ -31,7 +39,10 @@ export function ruleFromBody(id: string, body: unknown): Rule | string {
   if (typeof runner === 'string') return runner;
   const runnerError = validateRunner(runner);
   if (runnerError !== null) return `runner: ${runnerError}`;
-  return { id, pattern, runner };
+  const read = readRuleOptions(body['retry'], body['concurrency'], body['rate']);
+  if ('field' in read) return `${read.field}: ${read.error}`;
+  // No options: the rule of today, without an `options` member at all (never {}).
+  return read.options === undefined ? { id, pattern, runner } : { id, pattern, runner, options: read.options };
 }
 
 async function putRule(ctx: HttpContext, call: Call): Promise<void> {

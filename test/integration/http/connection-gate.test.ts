@@ -107,7 +107,7 @@ describe('http/connection-gate (pipelining without reading)', function () {
     for (let i = 0; i < 3; i++) {
       other.write(get('/jobs?prefix=other'));
       const [list] = await readResponses(other, 1);
-      expect([list!.status, list!.body]).to.deep.equal([200, '[{"id":"other","status":"planned","execution":1}]']);
+      expect([list!.status, list!.body]).to.deep.equal([200, '[{"id":"other","status":"planned","execution":1,"attempt":0}]']);
     }
     const sent = await settled(other, sentSoFar);
     expect(sent, 'the server stopped reading the pipelining connection').to.be.below(pipeline.length);
@@ -174,7 +174,7 @@ describe('http/connection-gate (pipelining without reading)', function () {
     expect(list!.status).to.equal(200);
     s.write(body.slice(10));
     const [put] = await readResponses(s, 1);
-    expect([put!.status, put!.body]).to.deep.equal([200, '{"id":"a","status":"planned","execution":1893456000000000000}']);
+    expect([put!.status, put!.body]).to.deep.equal([200, '{"id":"a","status":"planned","execution":1893456000000000000,"attempt":0}']);
     expect(seen.map((c) => c.op)).to.deep.equal(['job.list', 'job.set']);
   });
 });

@@ -138,7 +138,7 @@ describe('http/server (fake primary)', () => {
       await closing;
       expect(out).to.match(/^HTTP\/1\.1 200 OK\r\n/);
       expect(out.toLowerCase()).to.contain('connection: close');
-      expect(out).to.match(/\{"id":"a","status":"planned","execution":5\}$/);
+      expect(out).to.match(/\{"id":"a","status":"planned","execution":5,"attempt":0\}$/);
     });
 
     it('destroys what is still running after the grace period', async () => {

@@ -7,7 +7,8 @@ import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'a
 import { parseAmqpDsn } from '../../../lib/domain/runner-validate.ts';
 import { parseAmqpTarget, runAmqp } from '../../../lib/runner/amqp.ts';
 import { requireService } from '../../helpers/services.ts';
-import { capturingContext, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
+import { executionKey } from '../../../lib/runner/execution-key.ts';
+import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
 
 const HOST = '127.0.0.1';
 const PORT = 5672;
@@ -97,6 +98,19 @@ describe('runner/amqp (real RabbitMQ)', function () {
     expect(msg.content.toString('utf8')).to.equal('amqp.job.1');
     expect(msg.fields.exchange).to.equal(exchange);
     expect(msg.fields.routingKey).to.equal('jobs.due');
+  });
+
+  it('sets the message id to the execution key and the headers tickd-job and tickd-attempt (1 when the execution has no number)', async () => {
+    const before = received.length;
+    const { ctx } = capturingContext();
+    const spec = { type: 'amqp' as const, dsn: BASE, exchange, routing_key: 'jobs.due' };
+    expect(await runAmqp(makeExecution(spec, 'amqp.keys'), spec, ctx, neverAborted())).to.deep.equal({ kind: 'delivered' });
+    expect(await runAmqp({ ...makeExecution(spec, 'amqp.keys'), attemptNo: 3 }, spec, ctx, neverAborted())).to.deep.equal({ kind: 'delivered' });
+    await waitFor(() => received.length === before + 2, 5000, 'both messages');
+    const got = received.slice(before);
+    expect(got.map((m) => m.properties.messageId)).to.deep.equal([executionKey('amqp.keys', EXECUTION_NS, 1), executionKey('amqp.keys', EXECUTION_NS, 3)]);
+    expect(got.map((m) => m.properties.headers)).to.deep.equal([{ 'tickd-job': 'amqp.keys', 'tickd-attempt': 1 }, { 'tickd-job': 'amqp.keys', 'tickd-attempt': 3 }]);
+    expect(got.map((m) => m.content.toString('utf8'))).to.deep.equal(['amqp.keys', 'amqp.keys']);
   });
 
   it('accepts explicit credentials and the default vhost spelled %2F', async () => {

@@ -8,7 +8,8 @@ import type { RedisCommand } from '../../../lib/domain/runner-spec.ts';
 import { parseRedisUrl } from '../../../lib/domain/runner-validate.ts';
 import { parseRedisTarget, runRedis } from '../../../lib/runner/redis.ts';
 import { canConnect, requireService } from '../../helpers/services.ts';
-import { capturingContext, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
+import { executionKey } from '../../../lib/runner/execution-key.ts';
+import { capturingContext, EXECUTION_NS, makeExecution, neverAborted, waitFor } from '../../helpers/runner-context.ts';
 
 const HOST = '127.0.0.1';
 const PORT = 6379;
@@ -81,7 +82,7 @@ function parseCommands(buf: Buffer): { commands: string[][]; rest: Buffer } {
   }
 }
 
-/** A fake RESP server that records the commands of each connection and answers +OK / :1. */
+/** A fake RESP server that records the commands of each connection and answers +OK / :1, and MULTI/EXEC. */
 async function recordingServer(): Promise<{ port: number; connections: string[][][]; close: () => Promise<void> }> {
   const connections: string[][][] = [];
   const sockets: Socket[] = [];
@@ -90,12 +91,25 @@ async function recordingServer(): Promise<{ port: number; connections: string[][
     const seen: string[][] = [];
     connections.push(seen);
     let pending: Buffer = Buffer.alloc(0);
+    let queued: string[] | null = null;
     socket.on('data', (chunk: Buffer) => {
       const { commands, rest } = parseCommands(Buffer.concat([pending, chunk]));
       pending = rest;
       for (const cmd of commands) {
         seen.push(cmd);
-        socket.write(cmd[0] === 'AUTH' || cmd[0] === 'SELECT' || cmd[0] === 'SET' ? '+OK\r\n' : ':1\r\n');
+        const reply = cmd[0] === 'AUTH' || cmd[0] === 'SELECT' || cmd[0] === 'SET' || cmd[0] === 'LTRIM' ? '+OK\r\n' : ':1\r\n';
+        if (cmd[0] === 'MULTI') {
+          queued = [];
+          socket.write('+OK\r\n');
+        } else if (cmd[0] === 'EXEC' && queued !== null) {
+          socket.write(`*${queued.length}\r\n${queued.join('')}`);
+          queued = null;
+        } else if (queued !== null) {
+          queued.push(reply);
+          socket.write('+QUEUED\r\n');
+        } else {
+          socket.write(reply);
+        }
       }
     });
     socket.on('error', () => {});
@@ -112,15 +126,17 @@ async function recordingServer(): Promise<{ port: number; connections: string[][
 }
 
 describe('runner/redis: the exact commands sent (fake RESP server)', () => {
-  it('sends AUTH in one- or two-argument form and SELECT as the URL says, then the command', async () => {
+  it('sends AUTH in one- or two-argument form and SELECT as the URL says, then the command in a transaction with its companion', async () => {
     const fake = await recordingServer();
+    const record = `{"job_id":"job.test.1","execution":${EXECUTION_NS},"attempt":1,"execution_key":"${executionKey('job.test.1', EXECUTION_NS, 1)}"}`;
+    const sent = [['MULTI'], ['RPUSH', 'q', 'job.test.1'], ['RPUSH', 'q:tickd', record], ['LTRIM', 'q:tickd', '-10000', '-1'], ['EXEC']];
     try {
       const cases: [string, string[][]][] = [
-        [`redis://${HOST}:${fake.port}`, [['RPUSH', 'q', 'job.test.1']]],
-        [`redis://${HOST}:${fake.port}/0`, [['RPUSH', 'q', 'job.test.1']]],
-        [`redis://:s%40cret@${HOST}:${fake.port}/5`, [['AUTH', 's@cret'], ['SELECT', '5'], ['RPUSH', 'q', 'job.test.1']]],
-        [`redis://alice:pw@${HOST}:${fake.port}`, [['AUTH', 'alice', 'pw'], ['RPUSH', 'q', 'job.test.1']]],
-        [`redis://alice@${HOST}:${fake.port}/1`, [['AUTH', 'alice', ''], ['SELECT', '1'], ['RPUSH', 'q', 'job.test.1']]],
+        [`redis://${HOST}:${fake.port}`, sent],
+        [`redis://${HOST}:${fake.port}/0`, sent],
+        [`redis://:s%40cret@${HOST}:${fake.port}/5`, [['AUTH', 's@cret'], ['SELECT', '5'], ...sent]],
+        [`redis://alice:pw@${HOST}:${fake.port}`, [['AUTH', 'alice', 'pw'], ...sent]],
+        [`redis://alice@${HOST}:${fake.port}/1`, [['AUTH', 'alice', ''], ['SELECT', '1'], ...sent]],
       ];
       for (const [url, expected] of cases) {
         expect(await run(url, 'RPUSH', 'q').result, url).to.equal(true);

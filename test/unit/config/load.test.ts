@@ -21,7 +21,7 @@ describe('config/load', () => {
     expect(c.controller.tls_cert).to.equal(null);
     expect(c.http.listen).to.equal(null);
     expect(c.shell).to.deep.equal({ path: '/bin/sh', args: ['-c'] });
-    expect(c.database).to.deep.equal({ persistence: 'logfile', logfile_path: 'logfile', fsync_on_persist: true, framerate: 512, compression_interval: 3600 });
+    expect(c.database).to.deep.equal({ persistence: 'logfile', logfile_path: 'logfile', fsync_on_persist: true, framerate: 512, compression_interval: 3600, attempt_history: 10 });
     expect(c.telemetry).to.deep.equal({ enabled: false, endpoint: null, service_name: 'tickd', flush_interval_ms: 5000 });
   });
 

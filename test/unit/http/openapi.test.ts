@@ -203,11 +203,10 @@ describe('http/openapi document', () => {
         const schemas = doc['components'].schemas;
         expect(schemas.Job.properties.execution).to.include({ type: 'integer', format: 'int64' });
         expect(schemas.Stats.properties.uptime_ns).to.include({ type: 'integer', format: 'int64' });
-        const nanos = [...schemaObjects(schemas)].filter((s) => s['type'] === 'integer' && /nanosecond/i.test(String(s['description'] ?? '')));
-        // execution (Job, JobDetail), uptime_ns, the attempt's started_ns, lateness_ns, duration_ns;
-        // a schedule's start, end, next (Schedule, ScheduleRun), ScheduleInput's start and end, the
-        // instants of NextOccurrences, an occurrence's nominal and from.
-        expect(nanos).to.have.length(17);
+        const nanos = [...schemaObjects(schemas)].filter((s) => s['type'] === 'integer' && /nanosecond/i.test(String(s['description'] ?? '')));        // execution and retry_at (Job, JobDetail), uptime_ns, the attempt's started_ns, lateness_ns,
+        // held_ns, duration_ns; a schedule's start, end, next (Schedule, ScheduleRun), ScheduleInput's
+        // start and end, the instants of NextOccurrences, an occurrence's nominal and from.
+        expect(nanos).to.have.length(20);
         for (const s of nanos) {
           expect(s['format']).to.equal('int64');
           expect(s['description']).to.contain('2^53');
@@ -257,7 +256,9 @@ describe('http/openapi document', () => {
     };
 
     it('accepts the shapes the routes write', () => {
-      ok('GET', '/jobs/{id}', 200, '{"id":"a.1","status":"planned","execution":1775822400123456789}');
+      ok('GET', '/jobs/{id}', 200, '{"id":"a.1","status":"planned","execution":1775822400123456789,"attempt":0}');
+      ok('GET', '/jobs', 200, '[{"id":"a.1","status":"triggered","execution":1775822400123456789,"attempt":2,"retry_at":1775822403123456789}]');
+      ok('GET', '/rules/{id}', 200, '{"id":"r","pattern":"","runner":{"type":"shell","command":"x"},"retry":{"attempts":3,"backoff":"fixed","delay":"1s","max_delay":"1h","jitter":0},"concurrency":2,"rate":{"limit":5,"per":"1m"}}');
       ok('GET', '/jobs', 200, '[]');
       ok('GET', '/rules/{id}', 200, '{"id":"r","pattern":"","runner":{"type":"redis","url":"redis://h","command":"SET","key":"k"}}');
       ok('DELETE', '/jobs/{id}', 204, '');
@@ -293,11 +294,19 @@ describe('http/openapi document', () => {
       expect(checker.checkRequest('PUT', '/rules/{id}', '{"pattern":"a.","runner":{"type":"shell","command":"x"},"args":[]}')).to.have.length.above(0);
       expect(checker.checkRequest('PUT', '/rules/{id}', '{"pattern":"a.","runner":{"type":"redis","url":"redis://h","command":"SET","key":"k"}}')).to.have.length.above(0);
       expect(checker.checkRequest('PUT', '/jobs/{id}', '{"execution":1}')).to.have.length.above(0);
+      expect(checker.checkRequest('PUT', '/rules/{id}', '{"pattern":"a.","runner":"shell","args":["x"],"retry":{"attempts":3,"delay":"1s"},"concurrency":1,"rate":{"limit":1,"per":"1s"}}')).to.deep.equal([]);
+      for (const options of ['"retry":{"delay":"1s"}', '"retry":{"attempts":3,"tries":1}', '"concurrency":0', '"rate":{"limit":1}', '"rate":{"limit":1,"per":"1s","burst":2}', '"retry":{"attempts":2,"delay":"soon"}']) {
+        expect(checker.checkRequest('PUT', '/rules/{id}', `{"pattern":"a.","runner":{"type":"shell","command":"x"},${options}}`), options).to.have.length.above(0);
+      }
     });
 
     it('rejects shapes the routes must not write', () => {
-      expect(checker.check('GET', '/jobs/{id}', 200, '{"id":"a","status":"done","execution":1}')).to.have.length.above(0);
-      expect(checker.check('GET', '/jobs/{id}', 200, '{"id":"a","status":"planned","execution":"1"}')).to.have.length.above(0);
+      expect(checker.check('GET', '/jobs/{id}', 200, '{"id":"a","status":"done","execution":1,"attempt":1}')).to.have.length.above(0);
+      expect(checker.check('GET', '/jobs/{id}', 200, '{"id":"a","status":"planned","execution":"1","attempt":0}')).to.have.length.above(0);
+      // Every job says its attempt; retry_at is a time like execution.
+      expect(checker.check('GET', '/jobs', 200, '[{"id":"a","status":"planned","execution":1}]')).to.have.length.above(0);
+      expect(checker.check('GET', '/jobs/{id}', 200, '{"id":"a","status":"triggered","execution":1,"attempt":2,"retry_at":"5s"}')).to.have.length.above(0);
+      expect(checker.check('GET', '/rules/{id}', 200, '{"id":"r","pattern":"","runner":{"type":"shell","command":"x"},"retry":{"attempts":3}}')).to.have.length.above(0);
       expect(checker.check('GET', '/rules/{id}', 200, '{"id":"r","pattern":"","runner":{"type":"shell"}}')).to.have.length.above(0);
       expect(checker.check('GET', '/jobs/{id}', 404, '{"error":"x","extra":1}')).to.have.length.above(0);
       expect(checker.check('GET', '/jobs/{id}', 413, '{"error":"x"}')).to.have.length.above(0);

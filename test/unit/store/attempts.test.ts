@@ -8,8 +8,8 @@ const attempt = (status: number): Attempt => ({
 });
 
 describe('store/attempts (LastAttempts)', () => {
-  it('keeps one record per job, the latest', () => {
-    const store = new LastAttempts(10);
+  it('keeps one record per job, the latest, when it keeps one', () => {
+    const store = new LastAttempts(10, 1);
     store.record('a', attempt(1));
     store.record('a', attempt(2));
     expect(store.size).to.equal(1);
@@ -18,7 +18,7 @@ describe('store/attempts (LastAttempts)', () => {
   });
 
   it('holds at most its capacity, evicting the record written longest ago', () => {
-    const store = new LastAttempts(3);
+    const store = new LastAttempts(3, 1);
     for (const id of ['a', 'b', 'c']) store.record(id, attempt(0));
     store.record('a', attempt(1)); // a is now the newest: b is the oldest
     store.record('d', attempt(0));
@@ -30,7 +30,7 @@ describe('store/attempts (LastAttempts)', () => {
   });
 
   it('forgets a job on delete, everything on clear', () => {
-    const store = new LastAttempts(3);
+    const store = new LastAttempts(3, 1);
     store.record('a', attempt(0));
     store.record('b', attempt(0));
     store.delete('a');
@@ -49,7 +49,7 @@ describe('store/attempts (LastAttempts)', () => {
   for (const [capacity, ids] of [[50, 120], [1500, 3500]] as const) {
     it(`agrees with a plain list under random records, deletes and clears, past many evictions (capacity ${capacity})`, () => {
       const rand = prng(capacity);
-      const store = new LastAttempts(capacity);
+      const store = new LastAttempts(capacity, 1);
       let model: Array<[string, number]> = []; // oldest first
       for (let step = 0; step < 20_000; step++) {
         const id = `j${Math.floor(rand() * ids)}`;
@@ -76,8 +76,29 @@ describe('store/attempts (LastAttempts)', () => {
     });
   }
 
+  it('keeps the last `keep` attempts of a job, oldest first; the capacity bounds the records of all jobs together', () => {
+    const store = new LastAttempts(6, 3);
+    for (let i = 1; i <= 5; i++) store.record('a', attempt(i));
+    expect(store.history('a').map((a) => (a.outcome as { status: number }).status)).to.deep.equal([3, 4, 5]);
+    expect(store.get('a')).to.deep.equal(attempt(5));
+    expect(store.history('nope')).to.deep.equal([]);
+    store.record('b', attempt(1));
+    store.record('b', attempt(2));
+    store.record('c', attempt(1)); // 3 + 2 + 1 = 6 records: all kept
+    expect(store.size).to.equal(3);
+    store.record('c', attempt(2)); // 7: a, recorded longest ago, goes with its three
+    expect(store.history('a')).to.deep.equal([]);
+    expect(store.history('b')).to.have.length(2);
+    expect(store.history('c')).to.have.length(2);
+    store.delete('b');
+    for (let i = 0; i < 3; i++) store.record('d', attempt(i));
+    expect(store.history('c')).to.have.length(2);
+    expect(store.history('d')).to.have.length(3);
+    expect(() => new LastAttempts(1, 0)).to.throw(RangeError);
+  });
+
   it('entries() is a copy: the store may change while it is read', () => {
-    const store = new LastAttempts(3);
+    const store = new LastAttempts(3, 1);
     for (const id of ['a', 'b', 'c']) store.record(id, attempt(0));
     const seen: string[] = [];
     for (const [id] of store.entries()) {

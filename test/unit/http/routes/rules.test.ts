@@ -32,3 +32,43 @@ describe('http/routes/rules ruleFromBody', () => {
     expect(ruleFromBody('r', { pattern: 'a', runner: 'awf', args: ['wf', '--input', 'novalue'] })).to.match(/^runner: awf input 1 must be key=value/);
   });
 });
+
+describe('http/routes/rules options (retry, concurrency, rate)', () => {
+  const shell = { type: 'shell', command: 'exit 1' };
+
+  it('reads them into the rule, and a rule without them has no options member', () => {
+    const rule = ruleFromBody('r', { pattern: 'a.', runner: shell, retry: { attempts: 3, delay: '2s' }, concurrency: 2, rate: { limit: 5, per: '1m' } });
+    expect(rule).to.deep.equal({
+      id: 'r', pattern: 'a.', runner: shell,
+      options: {
+        retry: { attempts: 3, backoff: 'exponential', delay: 2_000_000_000n, factor: 2, maxDelay: 3_600_000_000_000n, jitter: 0 },
+        concurrency: 2, rate: { limit: 5, per: 60_000_000_000n },
+      },
+    });
+    expect(Object.hasOwn(ruleFromBody('r', { pattern: 'a.', runner: shell }) as object, 'options')).to.equal(false);
+  });
+
+  it('writes them as members, every retry field out, and reads its own answer back', () => {
+    const rule = ruleFromBody('r', { pattern: 'a.', runner: shell, retry: { attempts: 3, backoff: 'fixed', delay: '2s' }, rate: { limit: 5, per: '90s' } });
+    const json = ruleToJson(rule as never);
+    expect(json).to.deep.equal({
+      id: 'r', pattern: 'a.', runner: shell,
+      retry: { attempts: 3, backoff: 'fixed', delay: '2s', max_delay: '1h', jitter: 0 }, rate: { limit: 5, per: '1m30s' },
+    });
+    expect(ruleFromBody('r', json)).to.deep.equal(rule);
+    expect(ruleToJson({ id: 'p', pattern: '', runner: { type: 'shell', command: 'true' } })).to.deep.equal({ id: 'p', pattern: '', runner: { type: 'shell', command: 'true' } });
+  });
+
+  it('names the member at fault; unknown members inside retry and rate are refused', () => {
+    const bad = (extra: Record<string, unknown>): unknown => ruleFromBody('r', { pattern: 'a.', runner: shell, ...extra });
+    expect(bad({ retry: { attempts: 3 } })).to.equal('retry.delay: is required when attempts is more than 1');
+    expect(bad({ retry: 3 })).to.equal('retry: must be an object');
+    expect(bad({ retry: null })).to.equal('retry: must be an object');
+    expect(bad({ retry: { attempts: 2, delay: '1s', tries: 1 } })).to.match(/^retry\.tries: unknown field \(known: attempts, /);
+    expect(bad({ concurrency: 0 })).to.equal('concurrency: must be an integer from 1 to 100000');
+    expect(bad({ rate: { limit: 1, per: '1s', burst: 1 } })).to.equal('rate.burst: unknown field (known: limit, per)');
+    expect(bad({ rate: { limit: 1 } })).to.equal('rate.per: is required with rate.limit');
+    // The runner is read first, as before options existed.
+    expect(ruleFromBody('r', { pattern: 'a.', concurrency: 0 })).to.equal('runner is required');
+  });
+});

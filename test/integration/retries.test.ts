@@ -1,0 +1,238 @@
+// Retries and limits through the real daemon (issue 38; tickd-protocol(7) RETRIES AND LIMITS,
+// doc/execution.md "Keys to deduplicate on"): a receiver that answers as each test scripts it
+// and records when each request came and with which headers. Times are checked with margins
+// (a loaded two-core machine), order and counts exactly.
+import { expect } from 'chai';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Daemon } from '../helpers/daemon.ts';
+import { LineClient, nowNs, waitFor } from '../helpers/client.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { HttpApi } from './http-client.ts';
+import { logfileDaemon } from './logfile-helpers.ts';
+
+type Obj = Record<string, unknown>;
+const MS = 1_000_000n;
+
+interface Hit { readonly at: bigint; readonly headers: IncomingHttpHeaders; readonly path: string }
+
+/** An HTTP receiver: `answer` decides each request's status (and headers); null leaves it unanswered. */
+class Receiver {
+  readonly hits: Hit[] = [];
+  running = 0;
+  maxRunning = 0;
+  private readonly server: Server;
+  private readonly open = new Set<() => void>();
+  answer: (hit: Hit, n: number) => { status: number; headers?: Record<string, string>; holdMs?: number } | null = () => ({ status: 200 });
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      req.resume();
+      const hit = { at: nowNs(), headers: req.headers, path: req.url ?? '' };
+      this.hits.push(hit);
+      const a = this.answer(hit, this.hits.length);
+      if (a === null) {
+        this.open.add(() => res.destroy());
+        return;
+      }
+      this.running++;
+      this.maxRunning = Math.max(this.maxRunning, this.running);
+      const end = (): void => {
+        this.running--;
+        res.writeHead(a.status, a.headers ?? {});
+        res.end();
+      };
+      if (a.holdMs === undefined) end();
+      else setTimeout(end, a.holdMs);
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  hitsOf(job: string): Hit[] {
+    return this.hits.filter((h) => h.headers['tickd-job'] === job);
+  }
+
+  async close(): Promise<void> {
+    for (const drop of this.open) drop();
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
+
+describe('retries and limits through the daemon', function () {
+  this.timeout(120_000);
+  let receiver: Receiver;
+  let url = '';
+  const daemons: Daemon[] = [];
+  const clients: Array<{ close(): void }> = [];
+  beforeEach(async () => {
+    receiver = new Receiver();
+    url = await receiver.listen();
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    for (const d of daemons.splice(0)) await d.kill();
+    await receiver.close();
+  });
+  const start = async (dir?: string): Promise<{ d: Daemon; tcp: LineClient; api: HttpApi }> => {
+    const d = dir === undefined
+      ? await Daemon.start({ config: { http: { listen: '127.0.0.1:0' } } })
+      : await logfileDaemon(dir, {}, { http: { listen: '127.0.0.1:0' } });
+    daemons.push(d);
+    const tcp = await LineClient.connect(d.tcp);
+    const api = new HttpApi(d.http!);
+    clients.push(tcp, api);
+    api.useDocument(JSON.parse((await api.request('GET', '/openapi.json')).text));
+    return { d, tcp, api };
+  };
+  const job = async (api: HttpApi, id: string): Promise<Obj> => {
+    const res = await api.request('GET', `/jobs/${id}`);
+    expect(res.status, res.text).to.equal(200);
+    return JSON.parse(res.text) as Obj;
+  };
+  const done = async (api: HttpApi, id: string, ms = 30_000): Promise<Obj> => {
+    await waitFor(async () => ['executed', 'failed'].includes((await job(api, id))['status'] as string), ms, `${id} done`);
+    return job(api, id);
+  };
+  const attemptsOf = async (api: HttpApi, id: string): Promise<Obj[]> => {
+    const res = await api.request('GET', `/jobs/${id}/attempts`);
+    expect(res.status, res.text).to.equal(200);
+    return (JSON.parse(res.text) as { attempts: Obj[] }).attempts;
+  };
+
+  it('500, 500, then 200 with exponential backoff from 1 s: attempts at T, T+1 s, T+3 s, then executed; keys differ per attempt', async () => {
+    const { tcp, api } = await start();
+    receiver.answer = (_h, n) => ({ status: n <= 2 ? 500 : 200 });
+    expect(await tcp.request('r', `RULE SET w w. retry.attempts=3 retry.backoff=exponential retry.delay=1s http POST ${url}/hook`)).to.deep.equal(['r OK']);
+    expect(await tcp.request('s', `SET w.1 ${nowNs()}`)).to.deep.equal(['s OK']);
+    await waitFor(async () => (await job(api, 'w.1'))['retry_at'] !== undefined, 10_000, 'w.1 waiting for attempt 2');
+    const waiting = await job(api, 'w.1');
+    expect(waiting).to.include({ status: 'triggered', attempt: 1 });
+    expect((await tcp.request('g', 'GET w.1'))[0]).to.match(/^g OK triggered \d+$/);
+    const body = await done(api, 'w.1');
+    expect(body).to.include({ status: 'executed', attempt: 3 });
+    expect(body['retry_at']).to.equal(undefined);
+    const hits = receiver.hitsOf('w.1');
+    expect(hits.map((h) => h.headers['tickd-attempt'])).to.deep.equal(['1', '2', '3']);
+    const gaps = [Number(hits[1]!.at - hits[0]!.at) / 1e6, Number(hits[2]!.at - hits[1]!.at) / 1e6];
+    expect(gaps[0]).to.be.within(950, 1800);
+    expect(gaps[1]).to.be.within(1950, 2800);
+    const keys = hits.map((h) => h.headers['idempotency-key']);
+    expect(new Set(keys).size).to.equal(3);
+    for (const k of keys) expect(k).to.match(/^[0-9a-f]{32}$/);
+    const history = await attemptsOf(api, 'w.1');
+    expect(history.map((a) => [a['attempt'], (a['outcome'] as Obj)['status']])).to.deep.equal([[1, 500], [2, 500], [3, 200]]);
+  });
+
+  it('the last attempt failing gives failed with every attempt in the history; POST /jobs/{id}/retry runs it afresh', async () => {
+    const { tcp, api } = await start();
+    receiver.answer = () => ({ status: 502 });
+    expect(await tcp.request('r', `RULE SET w w. retry.attempts=2 retry.backoff=fixed retry.delay=200ms http POST ${url}/hook`)).to.deep.equal(['r OK']);
+    expect(await tcp.request('s', `SET w.2 ${nowNs()}`)).to.deep.equal(['s OK']);
+    const body = await done(api, 'w.2');
+    expect(body).to.include({ status: 'failed', attempt: 2 });
+    expect((await attemptsOf(api, 'w.2')).map((a) => a['success'])).to.deep.equal([false, false]);
+    const planned = await api.request('POST', '/jobs/w.1/retry');
+    expect(planned.status).to.equal(404);
+    receiver.answer = () => ({ status: 200 });
+    const again = await api.request('POST', '/jobs/w.2/retry');
+    expect(again.status, again.text).to.equal(200);
+    const after = await done(api, 'w.2');
+    expect(after).to.include({ status: 'executed', attempt: 1 });
+    const hits = receiver.hitsOf('w.2');
+    expect(hits.map((h) => h.headers['tickd-attempt'])).to.deep.equal(['1', '2', '1']);
+    expect(hits[2]!.headers['idempotency-key']).to.not.equal(hits[0]!.headers['idempotency-key']);
+    const refused = await api.request('POST', '/jobs/w.2/retry');
+    expect(refused.status).to.equal(400);
+    expect(refused.text).to.match(/only a failed job/);
+  });
+
+  it('Retry-After: 2 on a 503 is honoured over a 100 ms backoff', async () => {
+    const { tcp, api } = await start();
+    receiver.answer = (_h, n) => (n === 1 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 });
+    expect(await tcp.request('r', `RULE SET w w. retry.attempts=3 retry.delay=100ms http POST ${url}/hook`)).to.deep.equal(['r OK']);
+    expect(await tcp.request('s', `SET w.3 ${nowNs()}`)).to.deep.equal(['s OK']);
+    await done(api, 'w.3');
+    const hits = receiver.hitsOf('w.3');
+    expect(hits).to.have.length(2);
+    expect(Number(hits[1]!.at - hits[0]!.at) / 1e6).to.be.within(1950, 3000);
+  });
+
+  it('a kill -9 between attempts keeps the count and the next time; the same attempt run again after a kill -9 carries the same key', async () => {
+    const dir = tempDir();
+    let { d, tcp, api } = await start(dir);
+    receiver.answer = (_h, n) => (n === 1 ? { status: 500 } : null); // attempt 2 never answered
+    expect(await tcp.request('r', `RULE SET w w. retry.attempts=4 retry.backoff=fixed retry.delay=3s http POST ${url}/hook`)).to.deep.equal(['r OK']);
+    expect(await tcp.request('s', `SET w.4 ${nowNs()}`)).to.deep.equal(['s OK']);
+    await waitFor(async () => (await job(api, 'w.4'))['retry_at'] !== undefined, 10_000, 'w.4 waiting');
+    const before = await job(api, 'w.4');
+    await d.kill();
+    ({ d, tcp, api } = await start(dir));
+    const after = await job(api, 'w.4');
+    expect(after).to.deep.include({ status: 'triggered', attempt: 1, retry_at: before['retry_at'] });
+    await waitFor(() => receiver.hitsOf('w.4').length === 2, 10_000, 'attempt 2 sent');
+    const second = receiver.hitsOf('w.4')[1]!;
+    expect(second.headers['tickd-attempt']).to.equal('2');
+    expect(second.at >= BigInt(before['retry_at'] as number) - 5n * MS, 'not before its time').to.equal(true);
+    // Attempt 2 hangs at the receiver: kill -9, and the next daemon runs attempt 2 again, same key.
+    await waitFor(async () => (await job(api, 'w.4'))['attempt'] === 2, 5_000, 'attempt 2 recorded');
+    await d.kill();
+    receiver.answer = () => ({ status: 200 });
+    ({ d, tcp, api } = await start(dir));
+    await waitFor(() => receiver.hitsOf('w.4').length >= 3, 15_000, 'attempt 2 sent again');
+    const again = receiver.hitsOf('w.4')[2]!;
+    expect(again.headers['tickd-attempt']).to.equal('2');
+    expect(again.headers['idempotency-key']).to.equal(second.headers['idempotency-key']);
+    expect(await done(api, 'w.4')).to.include({ status: 'executed', attempt: 2 });
+  });
+
+  it('100 jobs due at once under concurrency 5: never more than 5 at the receiver, all executed; the wait is held_ns, not lateness', async () => {
+    const { tcp, api } = await start();
+    receiver.answer = () => ({ status: 200, holdMs: 40 });
+    expect(await tcp.request('r', `RULE SET c c. concurrency=5 http POST ${url}/hook`)).to.deep.equal(['r OK']);
+    const at = nowNs() + 300n * MS;
+    for (let i = 0; i < 100; i++) expect(await tcp.request('s', `SET c.${String(i).padStart(3, '0')} ${at}`)).to.deep.equal(['s OK']);
+    await waitFor(async () => receiver.hits.length === 100 && receiver.running === 0, 60_000, '100 jobs run');
+    expect(receiver.maxRunning).to.equal(5);
+    await done(api, 'c.099');
+    const last = (await job(api, 'c.099'))['last_attempt'] as Obj;
+    expect(Number(last['held_ns'])).to.be.greaterThan(100e6);
+    expect(Number(last['lateness_ns'])).to.be.lessThan(Number(last['held_ns']));
+    const lines = await tcp.request('q', 'QUERY c.', 20_000);
+    expect(lines.filter((l) => / executed /.test(l))).to.have.length(100);
+  });
+
+  it('a rate of 10 per second over 100 jobs: never more than 10 in any second, about 10 s in all', async () => {
+    const { tcp } = await start();
+    expect(await tcp.request('r', `RULE SET t t. rate.limit=10 rate.per=1s http POST ${url}/hook`)).to.deep.equal(['r OK']);
+    const at = nowNs() + 300n * MS;
+    for (let i = 0; i < 100; i++) expect(await tcp.request('s', `SET t.${String(i).padStart(3, '0')} ${at}`)).to.deep.equal(['s OK']);
+    await waitFor(() => receiver.hits.length === 100, 30_000, '100 jobs run');
+    const times = receiver.hits.map((h) => h.at);
+    for (let i = 10; i < times.length; i++) expect(Number(times[i]! - times[i - 10]!) / 1e6, `start ${i}`).to.be.at.least(990);
+    expect(Number(times[99]! - times[0]!) / 1e9).to.be.within(8.9, 12);
+  });
+
+  it('bad options are refused naming the option, and change nothing; lines of today still parse', async () => {
+    const { tcp, api } = await start();
+    for (const [line, field] of [
+      [`RULE SET x x. retry.attempts=0 http POST ${url}`, 'retry.attempts'],
+      [`RULE SET x x. retry.attempts=3 http POST ${url}`, 'retry.delay'],
+      [`RULE SET x x. rate.limit=0 rate.per=1s http POST ${url}`, 'rate.limit'],
+      [`RULE SET x x. concurrency=-1 http POST ${url}`, 'concurrency'],
+      [`RULE SET x x. colour=blue http POST ${url}`, 'colour'],
+    ] as const) {
+      const [reply] = await tcp.request('x', line);
+      expect(reply).to.match(new RegExp(`^x ERROR invalid_args .*${field.replace('.', '\\.')}`));
+    }
+    expect(await tcp.request('l', 'LISTRULES')).to.deep.equal(['l OK']);
+    const bad = await api.request('PUT', '/rules/x', { body: { pattern: 'x.', runner: { type: 'shell', command: 'true' }, retry: { attempts: 3, delay: '1s' }, colour: 'blue' } });
+    expect(bad.status).to.equal(400);
+    expect(await tcp.request('r', 'RULE SET plain p. shell "echo a=b"')).to.deep.equal(['r OK']);
+    expect(await tcp.request('l', 'LISTRULES')).to.deep.equal(['l plain p. shell "echo a=b"', 'l OK']);
+  });
+});
