@@ -169,11 +169,11 @@ export class Engine {
   tick(nowNs: bigint): boolean {
     let more = false;
     try {
-      this.firing.applyResults(nowNs);
+      more = this.firing.applyResults(nowNs);
       if (!this.firingHeld) {
         // What waited for a limit or a retry first, then schedules: an occurrence decided now
         // and due now fires in this same tick.
-        more = this.firing.fireWaiting(nowNs);
+        more = this.firing.fireWaiting(nowNs) || more;
         more = this.scheduling.step(nowNs) || more;
         more = this.firing.fireDue(nowNs) || more;
         if (!more) this.lookahead?.check(nowNs);
@@ -202,7 +202,7 @@ export class Engine {
    */
   settle(): Promise<void> {
     try {
-      this.firing.applyResults(wallNowNs());
+      this.firing.applyResults(wallNowNs(), Infinity);
     } catch (err) {
       this.onError(err);
     }

@@ -69,6 +69,9 @@ export interface FiringParts {
 }
 
 const NO_RULE = Object.freeze({ kind: 'no_rule' } as const);
+/** Results applied per step at most by time (checked every RESULT_CHUNK); the rest on the next. */
+const RESULT_SLICE_MS = 1;
+const RESULT_CHUNK = 64;
 
 /** The record of a due job no rule matched: it "started" when it fired, and ran for nothing. */
 export function noRuleAttempt(job: Job, nowNs: bigint): Attempt {
@@ -96,9 +99,19 @@ export class Firing {
     parts.changes.onRulesChanged = () => this.limits.markRulesChanged();
   }
 
-  applyResults(nowNs: bigint): void {
-    const { changes, observer, attempts } = this.p;
-    for (const r of this.p.results.take()) {
+  /**
+   * Applies the results that came in, for at most `budgetMs` (checked every RESULT_CHUNK): a
+   * burst of results (10 000 webhooks answering at once, each a retry to persist) is applied
+   * over several turns, like a burst of due jobs, so no turn of the primary is long. True when
+   * results are left for the next step.
+   */
+  applyResults(nowNs: bigint, budgetMs = RESULT_SLICE_MS): boolean {
+    const { changes, observer, attempts, results } = this.p;
+    const started = performance.now();
+    for (let n = 1; ; n++) {
+      if (n % RESULT_CHUNK === 0 && performance.now() - started >= budgetMs) return results.length > 0;
+      const r = results.shift();
+      if (r === undefined) return false;
       this.limits.finished(r.attempt);
       if (changes.attemptOf(r.jobId) !== r.attempt) continue; // stale attempt
       if (r.record !== undefined) attempts?.record(r.jobId, r.record);

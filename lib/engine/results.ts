@@ -4,6 +4,7 @@
 // pool and the engine, so neither has to exist first. A result carries the attempt's record
 // (lib/domain/attempt.ts), which the engine keeps as the job's last attempt.
 import type { Attempt } from '../domain/attempt.ts';
+import { Fifo } from '../domain/fifo.ts';
 
 export interface ExecutionResult {
   readonly jobId: string;
@@ -14,16 +15,23 @@ export interface ExecutionResult {
 }
 
 export class ExecutionResults {
-  private queued: ExecutionResult[] = [];
+  private readonly queued = new Fifo<ExecutionResult>();
+
+  get length(): number {
+    return this.queued.length;
+  }
 
   push(jobId: string, attempt: string, success: boolean, record?: Attempt): void {
     this.queued.push({ jobId, attempt, success, record });
   }
 
-  /** Everything pushed since the last take, in order. */
+  /** The oldest result not taken yet, taken. */
+  shift(): ExecutionResult | undefined {
+    return this.queued.shift();
+  }
+
+  /** Everything pushed and not taken yet, in order. */
   take(): ExecutionResult[] {
-    const taken = this.queued;
-    if (taken.length > 0) this.queued = [];
-    return taken;
+    return this.queued.drain();
   }
 }

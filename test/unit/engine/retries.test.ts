@@ -164,6 +164,22 @@ describe('engine: retries', () => {
   });
 });
 
+describe('engine: a burst of results', () => {
+  it('10 000 failures to retry are applied over several steps, none lost: no step holds the primary for them all', () => {
+    const { engine, jobs, runs, exec, report } = setup({ retry });
+    for (let i = 0; i < 10_000; i++) exec({ op: 'job.set', id: `j.${i}`, execution: 1n * S });
+    while (engine.tick(1n * S));
+    expect(runs).to.have.length(10_000);
+    for (const r of runs) report(r, E500, 1n * S);
+    expect(engine.tick(1n * S + 1n), 'more to apply after one step').to.equal(true);
+    expect(jobs.counts().triggered).to.equal(10_000);
+    let steps = 1;
+    while (engine.tick(1n * S + 1n)) steps++;
+    expect(steps).to.be.greaterThan(1);
+    expect(jobs.waitingForRetry()).to.have.length(10_000);
+  });
+});
+
 describe('engine: concurrency and rate limits', () => {
   it('100 jobs due at once under concurrency 5: never more than 5 running, in due order, all finish', () => {
     const { engine, jobs, runs, exec, report } = setup({ concurrency: 5 });
