@@ -23,6 +23,7 @@ import { row as fireHttp } from './rows/fire-http.ts';
 import { row as fireRedis } from './rows/fire-redis.ts';
 import { row as httpPut } from './rows/http-put.ts';
 import { row as lateness } from './rows/lateness.ts';
+import { row as retries } from './rows/retries.ts';
 import { row as listing } from './rows/listing.ts';
 import { row as pipelined } from './rows/pipelined.ts';
 import { row as replay } from './rows/replay.ts';
@@ -33,7 +34,7 @@ import { row as schedulesRss } from './rows/schedules-rss.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, schedulesMinute, schedulesRss, schedulesReplay, cluster, clusterFailover];
+const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, retries, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, schedulesMinute, schedulesRss, schedulesReplay, cluster, clusterFailover];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)

@@ -22,6 +22,8 @@ const WARM_UP_ROUNDS = 250;
 export class HttpSink {
   readonly arrivals: Arrival[] = [];
   received = 0;
+  /** The status of the n-th request counted (1-based): 204 unless a row fails some (the retries row). */
+  statusOf: (n: number) => number = () => 204;
   /** Bodies that did not carry a job id and an execution. */
   malformed = 0;
   private readonly server: Server;
@@ -39,7 +41,7 @@ export class HttpSink {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        res.writeHead(204).end();
+        res.writeHead(sink.statusOf(sink.received + 1)).end();
         const body = Buffer.concat(chunks).toString('utf8');
         const exec = EXECUTION.exec(body);
         const id = JOB_ID.exec(body);

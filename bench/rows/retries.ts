@@ -1,0 +1,74 @@
+// Retries under load (issue 38, "no cost when unused" and the tick's worst turn): 20 000 jobs
+// due 0.5 ms apart (2 000 a second for 10 s) on an http rule whose sink fails every other
+// request (500), once without a retry policy and once with 3 attempts a second apart (every
+// failure persisted as a wait, then run again). STAT is asked every 10 ms meanwhile: its
+// round trip (client -> worker -> primary -> worker -> client) bounds from above how long
+// the primary's turns were, the one figure of them a client can see. Memory mode, as the
+// other fire rows.
+import { LineClient, stat } from '../../test/helpers/client.ts';
+import { sleep, wallMs, withDaemon } from '../lib/harness.ts';
+import { loadSets } from '../lib/pipeline.ts';
+import { command } from '../lib/command.ts';
+import { HttpSink } from '../lib/sink.ts';
+import type { Figure, Row } from '../lib/suite.ts';
+
+const COUNT = 20_000;
+const CONNECTIONS = 4;
+const SPACING_NS = 500_000n;
+const POLL_MS = 10;
+
+interface Run { readonly seconds: number; readonly executed: number; readonly failed: number; readonly statMaxMs: number; readonly statP99Ms: number; readonly requests: number }
+
+async function run(options: string): Promise<Run> {
+  const sink = await HttpSink.start();
+  sink.statusOf = (n) => (n % 2 === 0 ? 500 : 204);
+  try {
+    return await withDaemon('retries', { config: { database: { persistence: 'memory' } } }, async (daemon) => {
+      await command(daemon.tcp, `RULE SET r r. ${options}http POST ${sink.url}`);
+      const dueMs = Math.ceil((Date.now() + 2000) / 1000) * 1000;
+      const per = COUNT / CONNECTIONS;
+      await loadSets(daemon.tcp, CONNECTIONS, per, 'r', (c, i) => BigInt(dueMs) * 1_000_000n + BigInt(i * CONNECTIONS + c) * SPACING_NS);
+      const client = await LineClient.connect(daemon.tcp);
+      const trips: number[] = [];
+      try {
+        for (;;) {
+          const asked = wallMs();
+          const s = await stat(client, 'st', 60_000);
+          const now = wallMs();
+          if (now > dueMs) trips.push(now - asked);
+          const executed = Number(s.get('jobs_executed'));
+          const failed = Number(s.get('jobs_failed'));
+          if (executed + failed >= COUNT) {
+            trips.sort((a, b) => a - b);
+            return { seconds: (now - dueMs) / 1000, executed, failed, statMaxMs: trips.at(-1) ?? 0, statP99Ms: trips[Math.floor(trips.length * 0.99)] ?? 0, requests: sink.received };
+          }
+          if (now > dueMs + 120_000) throw new Error(`only ${executed + failed} of ${COUNT} jobs done after 120 s`);
+          await sleep(POLL_MS);
+        }
+      } finally {
+        client.close();
+      }
+    });
+  } finally {
+    await sink.close();
+  }
+}
+
+const describe = (r: Run): string =>
+  `${r.executed} executed, ${r.failed} failed, ${r.requests} requests in ${r.seconds.toFixed(1)} s; STAT round trip p99 ${r.statP99Ms.toFixed(1)} ms, max ${r.statMaxMs.toFixed(1)} ms`;
+
+export const row: Row = {
+  name: 'retries',
+  title: 'retries: 20 000 jobs over 10 s against a sink failing every other request, without and with 3 attempts',
+  run: async (opts) => {
+    const none = await run('');
+    opts.progress(`  without a policy: ${describe(none)}`);
+    const retried = await run('retry.attempts=3 retry.backoff=fixed retry.delay=1s ');
+    opts.progress(`  with 3 attempts: ${describe(retried)}`);
+    const figures: Figure[] = [
+      { label: 'STAT round trip, max, without a retry policy (half the requests fail)', value: none.statMaxMs, unit: 'ms', digits: 1, note: describe(none) },
+      { label: 'STAT round trip, max, with 3 attempts a second apart (every failure a persisted wait)', value: retried.statMaxMs, unit: 'ms', digits: 1, target: { op: '<=', value: 10 }, note: describe(retried) },
+    ];
+    return figures;
+  },
+};
