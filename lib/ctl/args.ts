@@ -5,11 +5,12 @@
 // - Options may come before, between or after the command's words: `--name VALUE`,
 //   `--name=VALUE`, `-h`. `--` ends the options. A word that starts with `-` and a digit
 //   (`-1000`, a negative nanosecond time) is a positional word, as is `-` alone.
-// - After `rule set ID PATTERN RUNNER` every word is literal (command-list.ts literalAfter),
-//   so runner arguments such as awf's `--input k=v` or a direct runner's `-n` need no `--`.
+// - After `rule set ID PATTERN [OPTION=VALUE...] RUNNER` every word is literal (command-list.ts
+//   literalAfter, keyValuesFrom), so runner arguments such as awf's `--input k=v` or a direct
+//   runner's `-n` need no `--`.
 // - Unknown options, a missing value, or a value given to a switch are usage errors (exit 2).
 // - The token is never echoed in a message: only option names are.
-import { findCommand } from './command-list.ts';
+import { findCommand, type CommandInfo } from './command-list.ts';
 import { UsageError } from './errors.ts';
 
 export interface OptionInfo {
@@ -65,7 +66,7 @@ export function scanArgs(argv: readonly string[]): ScannedArgs {
       positionals.push(word);
       if (!literal) {
         const c = findCommand(positionals);
-        literal = c?.literalAfter !== undefined && positionals.length === c.name.split(' ').length + c.literalAfter;
+        literal = c?.literalAfter !== undefined && countedArgs(c, positionals) === c.literalAfter;
       }
       continue;
     }
@@ -98,6 +99,13 @@ export function scanArgs(argv: readonly string[]): ScannedArgs {
     }
   }
   return { options, positionals };
+}
+
+/** A command's arguments so far, as literalAfter counts them: not the key=value words from keyValuesFrom on. */
+function countedArgs(c: CommandInfo, positionals: readonly string[]): number {
+  const args = positionals.slice(c.name.split(' ').length);
+  const from = c.keyValuesFrom ?? args.length;
+  return args.filter((w, i) => i < from || !w.includes('=')).length;
 }
 
 /** A user's word inside a message: short, control characters visible. */

@@ -21,6 +21,11 @@ export interface CommandInfo {
   readonly options: readonly string[];
   /** After this many arguments every word is literal: `rule set`'s runner arguments may look like options. */
   readonly literalAfter?: number;
+  /**
+   * From this argument on, words holding `=` do not count toward literalAfter: `rule set`'s
+   * rule options stand between its pattern and its runner, which is where the literal words start.
+   */
+  readonly keyValuesFrom?: number;
   /** Whether it talks to a daemon. */
   readonly connects: boolean;
 }
@@ -29,12 +34,13 @@ const ALL: readonly Format[] = ['json', 'raw'];
 
 export const COMMANDS = [
   { name: 'job set', args: 'ID WHEN', summary: 'create the job, or move it: planned at WHEN', min: 2, max: 3, formats: ALL, options: [], connects: true },
-  { name: 'job get', args: 'ID', summary: 'show one job', min: 1, max: 1, formats: ALL, options: [], connects: true },
+  { name: 'job get', args: 'ID', summary: 'show one job, how many attempts are recorded for it and how the last ended', min: 1, max: 1, formats: ALL, options: [], connects: true },
   { name: 'job ls', args: '[PREFIX]', summary: 'list the jobs whose identifier starts with PREFIX', min: 0, max: 1, formats: ALL, options: [], connects: true },
   { name: 'job rm', args: 'ID...', summary: 'remove jobs', min: 1, max: Infinity, formats: ALL, options: [], connects: true },
+  { name: 'job retry', args: 'ID', summary: 'run a failed job again now, its attempts afresh', min: 1, max: 1, formats: ALL, options: [], connects: true },
   { name: 'job import', args: '[FILE]', summary: 'set the jobs of ID WHEN lines (or JSON lines) from FILE or stdin, pipelined', min: 0, max: 1, formats: ['json'], options: [], connects: true },
   { name: 'job export', args: '[PREFIX]', summary: 'write jobs as ID NANOSECONDS lines, the format import reads', min: 0, max: 1, formats: ['json'], options: ['all'], connects: true },
-  { name: 'rule set', args: 'ID PATTERN RUNNER ARGS...', summary: 'create or replace a rule; the runner and its arguments as separate words', min: 4, max: Infinity, formats: ALL, options: [], literalAfter: 3, connects: true },
+  { name: 'rule set', args: 'ID PATTERN [OPTION=VALUE...] RUNNER ARGS...', summary: 'create or replace a rule; options (retry.attempts=5, concurrency=4, ...), the runner and its arguments as separate words', min: 4, max: Infinity, formats: ALL, options: [], literalAfter: 3, keyValuesFrom: 2, connects: true },
   { name: 'rule ls', args: '[PREFIX]', summary: 'list the rules whose identifier starts with PREFIX', min: 0, max: 1, formats: ALL, options: [], connects: true },
   { name: 'rule rm', args: 'ID...', summary: 'remove rules', min: 1, max: Infinity, formats: ALL, options: [], connects: true },
   { name: 'sched set', args: 'ID KEY=VALUE...', summary: 'create or replace a schedule: cron= or every=, and optional fields (tz=, missed=, ...)', min: 2, max: Infinity, formats: ALL, options: [], connects: true },

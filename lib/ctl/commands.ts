@@ -6,6 +6,7 @@ import { completionScript } from './completion.ts';
 import type { Prepare } from './context.ts';
 import { helpFor } from './help.ts';
 import { jobGet, jobLs, jobRm, jobSet } from './job-commands.ts';
+import { jobRetry } from './job-retry.ts';
 import { ruleLs, ruleRm, ruleSet } from './rule-commands.ts';
 import { schedGet, schedHistory, schedLs, schedNext, schedPause, schedResume, schedRm, schedRun, schedSet } from './schedule-commands.ts';
 import { ping, stat } from './server-commands.ts';
@@ -32,6 +33,7 @@ export const PREPARE: Readonly<Record<CommandName, Prepare>> = {
   'job get': jobGet,
   'job ls': jobLs,
   'job rm': jobRm,
+  'job retry': jobRetry,
   'job import': jobImport,
   'job export': jobExport,
   'rule set': ruleSet,

@@ -35,7 +35,7 @@ const SCHED_KEYS: Source = { words: FIELDS.map((f) => `${f}=`).join(' '), nospac
 function argumentSource(name: string): { first: Source | null; rest: Source | null } {
   const same = (src: Source): { first: Source; rest: Source } => ({ first: src, rest: src });
   switch (name) {
-    case 'job get': case 'job rm': case 'job ls': case 'job export': case 'watch': return same({ command: JOB_IDS });
+    case 'job get': case 'job rm': case 'job retry': case 'job ls': case 'job export': case 'watch': return same({ command: JOB_IDS });
     case 'rule rm': case 'rule ls': return same({ command: RULE_IDS });
     case 'sched get': case 'sched rm': case 'sched ls': case 'sched pause': case 'sched resume': case 'sched run': return same({ command: SCHED_IDS });
     case 'sched next': case 'sched history': return { first: { command: SCHED_IDS }, rest: null };

@@ -1,10 +1,12 @@
-// `job set`, `job get`, `job ls`, `job rm` (tickd-ctl(1) COMMANDS): SET, GET, QUERY, REMOVE.
+// `job set`, `job get`, `job ls`, `job rm` (tickd-ctl(1) COMMANDS): SET, GET and ATTEMPTS,
+// QUERY, REMOVE.
 import type { Job } from '../domain/job.ts';
 import { validateIdentifier, validatePattern } from '../domain/identifier.ts';
+import type { Client } from './connection.ts';
 import { expectOk, type Ctx, type Prepare } from './context.ts';
 import { ConnectionError, UsageError } from './errors.ts';
-import { JOB_HEADER, JsonArrayWriter, TableWriter, jobCells, jobJson } from './output.ts';
-import { parseJobBody, parseJobLine } from './replies.ts';
+import { JOB_DETAIL_HEADER, JOB_HEADER, JsonArrayWriter, TableWriter, jobCells, jobDetailCells, jobDetailJson, jobJson } from './output.ts';
+import { parseAttemptLine, parseJobBody, parseJobLine, type AttemptLine } from './replies.ts';
 import { listing, pipelined, single } from './requests.ts';
 import { parseWhen } from './when.ts';
 import { toJson } from '../http/json.ts';
@@ -22,8 +24,8 @@ export function checkPrefix(prefix: string | undefined): string {
   return p;
 }
 
-/** One job in the chosen format. */
-function printJob(ctx: Ctx, job: Job, raw: string): void {
+/** One job in the chosen format; `raw` is the daemon's answer line. */
+export function printJob(ctx: Ctx, job: Job, raw: string): void {
   if (ctx.format === 'json') ctx.out.write(`${jobJson(job)}\n`);
   else if (ctx.format === 'raw') ctx.out.write(`${raw}\n`);
   else {
@@ -44,14 +46,39 @@ export const jobSet: Prepare = (args, input) => {
   };
 };
 
+/** GET: the job, and the answer's value as the daemon wrote it. */
+async function fetchJob(client: Client, id: string): Promise<{ job: Job; body: string }> {
+  const body = expectOk(await single(client, `GET ${id}`));
+  const job = parseJobBody(id, body);
+  if (job === null) throw new ConnectionError(`unexpected answer to GET from ${client.endpoint.text}: ${JSON.stringify(body)}`);
+  return { job, body };
+}
+
+/**
+ * GET and ATTEMPTS, sent together: one round trip. The two answers are of one moment only as
+ * far as nothing changes the job between them (an attempt may end, the job be removed: then
+ * ATTEMPTS says not_found, as GET would have).
+ */
 export const jobGet: Prepare = (args) => {
   const id = checkId('job', args[0]!);
   return async (ctx) => {
     const client = await ctx.client();
-    const body = expectOk(await single(client, `GET ${id}`));
-    const job = parseJobBody(id, body);
-    if (job === null) throw new ConnectionError(`unexpected answer to GET from ${client.endpoint.text}: ${JSON.stringify(body)}`);
-    printJob(ctx, job, `OK ${body}`);
+    const attempts: AttemptLine[] = [];
+    const lines: string[] = [];
+    const [{ job, body }, history] = await Promise.all([
+      fetchJob(client, id),
+      listing(client, `ATTEMPTS ${id}`, parseAttemptLine, (a, rest) => {
+        attempts.push(a);
+        lines.push(rest);
+      }),
+    ]);
+    expectOk(history);
+    if (ctx.format === 'json') ctx.out.write(`${jobDetailJson(job, attempts)}\n`);
+    else if (ctx.format === 'raw') ctx.out.write(`OK ${body}\n${lines.map((l) => `${l}\n`).join('')}OK\n`);
+    else {
+      const t = new TableWriter(JOB_DETAIL_HEADER, { statusColumn: 1, color: ctx.color });
+      ctx.out.write(t.add(jobDetailCells(job, attempts)) + t.end());
+    }
     return 0;
   };
 };

@@ -6,15 +6,19 @@
 //   printed for an empty list. Column widths come from the first TABLE_SAMPLE rows, so a
 //   listing of millions streams instead of being held; a longer value later only shifts its row.
 // - json: one document; execution (and every integer STAT value) an exact integer literal.
-//   Jobs are {"id","status","execution"} and rules {"id","pattern","runner":{...}}, the
-//   shapes of the HTTP interface (tickd-protocol(7) HTTP INTERFACE).
+//   Jobs are {"id","status","execution"} and rules {"id","pattern","runner":{...}} with the
+//   options a rule has ("retry", "concurrency", "rate"), the shapes of the HTTP interface
+//   (tickd-protocol(7) HTTP INTERFACE). `job get` adds "attempts", each with the members of
+//   HTTP's attempt that ATTEMPTS tells (not its rule, runner or outcome object).
 // - raw: the protocol lines as the daemon sent them, request id removed.
 import { formatIso } from '../domain/time.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
 import { quoteArg, runnerTokens } from '../domain/arguments.ts';
 import { runnerToJson } from '../domain/runner-spec.ts';
+import { optionsToJson } from '../domain/rule-options.ts';
 import { toJson, type JsonValue } from '../http/json.ts';
+import type { AttemptLine } from './replies.ts';
 
 export const TABLE_SAMPLE = 1000;
 
@@ -83,11 +87,18 @@ export class TableWriter {
 }
 
 export const JOB_HEADER = ['ID', 'STATUS', 'EXECUTION'] as const;
+/** `job get`: one job, with how many attempts the daemon recorded and how the last ended. */
+export const JOB_DETAIL_HEADER = [...JOB_HEADER, 'ATTEMPTS', 'LAST OUTCOME'] as const;
 export const RULE_HEADER = ['ID', 'PATTERN', 'RUNNER'] as const;
 export const STAT_HEADER = ['KEY', 'VALUE'] as const;
 
 export function jobCells(job: Job): string[] {
   return [job.id, job.status, formatTime(job.execution)];
+}
+
+export function jobDetailCells(job: Job, attempts: readonly AttemptLine[]): string[] {
+  const last = attempts.at(-1);
+  return [...jobCells(job), String(attempts.length), last === undefined ? '-' : `${last.success ? 'success' : 'failure'}: ${last.summary}`];
 }
 
 /** The runner as its RULE SET words, quoted as the protocol writes them. */
@@ -103,8 +114,17 @@ export function jobJson(job: Job): string {
   return toJson({ id: job.id, status: job.status, execution: job.execution });
 }
 
+export function jobDetailJson(job: Job, attempts: readonly AttemptLine[]): string {
+  return toJson({
+    id: job.id, status: job.status, execution: job.execution,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt, started_ns: a.startedNs, lateness_ns: a.latenessNs, held_ns: a.heldNs, duration_ns: a.durationNs, success: a.success, summary: a.summary,
+    })),
+  });
+}
+
 export function ruleJson(rule: Rule): string {
-  return toJson({ id: rule.id, pattern: rule.pattern, runner: runnerToJson(rule.runner) as unknown as JsonValue });
+  return toJson({ id: rule.id, pattern: rule.pattern, runner: runnerToJson(rule.runner) as unknown as JsonValue, ...(optionsToJson(rule.options) as Record<string, JsonValue>) });
 }
 
 /** STAT as one object: integer values as exact integer literals, the others as strings. */

@@ -5,7 +5,7 @@ import type { Job, JobStatus } from '../domain/job.ts';
 import { JOB_STATUSES } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
 import { tokenize } from '../protocol/tokenize.ts';
-import { parseRunnerArgs } from '../protocol/parse.ts';
+import { parseRunnerArgs, splitRuleOptions } from '../protocol/parse.ts';
 
 export type Answer =
   | { readonly ok: true; readonly body: string }
@@ -42,12 +42,39 @@ export function parseJobLine(rest: string): Job | null {
   return parseJobBody(rest.slice(0, sp), rest.slice(sp + 1));
 }
 
-/** A LISTRULES line `<rule> <pattern> <kind> <runner_args...>`, quoted as the daemon writes it. */
+/** A LISTRULES line `<rule> <pattern> [option=value...] <kind> <runner_args...>`, quoted as the daemon writes it. */
 export function parseRuleLine(rest: string): Rule | null {
   const t = tokenize(rest);
   if (t === null || t.length < 3) return null;
-  const runner = parseRunnerArgs(t[2]!, t.slice(3));
-  return typeof runner === 'string' ? null : { id: t[0]!, pattern: t[1]!, runner };
+  const split = splitRuleOptions(t.slice(2));
+  if (typeof split === 'string' || split.rest.length === 0) return null;
+  const runner = parseRunnerArgs(split.rest[0]!, split.rest.slice(1));
+  if (typeof runner === 'string') return null;
+  return split.options === undefined ? { id: t[0]!, pattern: t[1]!, runner } : { id: t[0]!, pattern: t[1]!, runner, options: split.options };
+}
+
+/** One ATTEMPTS line: an attempt as the TCP protocol tells it (no rule, runner or outcome object). */
+export interface AttemptLine {
+  readonly attempt: number;
+  readonly startedNs: bigint;
+  readonly latenessNs: bigint;
+  readonly heldNs: bigint;
+  readonly durationNs: bigint;
+  readonly success: boolean;
+  readonly summary: string;
+}
+
+const COUNT = /^[1-9]\d{0,9}$/;
+
+/** An ATTEMPTS line `<attempt> <started_ns> <lateness_ns> <held_ns> <duration_ns> <success|failure> <summary>`. */
+export function parseAttemptLine(rest: string): AttemptLine | null {
+  const t = tokenize(rest);
+  if (t === null || t.length !== 7 || !COUNT.test(t[0]!) || !t.slice(1, 5).every((n) => INTEGER.test(n))) return null;
+  if (t[5] !== 'success' && t[5] !== 'failure') return null;
+  return {
+    attempt: Number(t[0]), startedNs: BigInt(t[1]!), latenessNs: BigInt(t[2]!), heldNs: BigInt(t[3]!), durationNs: BigInt(t[4]!),
+    success: t[5] === 'success', summary: t[6]!,
+  };
 }
 
 /** A STAT line `<key> <value>`. */

@@ -1,16 +1,14 @@
 // `rule set`, `rule ls`, `rule rm` (tickd-ctl(1) COMMANDS): RULE SET, LISTRULES, REMOVERULE.
-// `rule set` takes the runner and its arguments as separate shell words and quotes them itself
-// (lib/domain/arguments.ts), after the same checks the daemon makes (the runner-form parser of
-// lib/protocol/parse.ts, lib/domain/runner-validate.ts): a bad rule is a usage error here.
+// `rule set` takes the rule options (`retry.attempts=5`, tickd-protocol(7) RETRIES AND LIMITS),
+// the runner and its arguments as separate shell words, as RULE SET does, and quotes them itself
+// (lib/domain/arguments.ts), after the same checks the daemon makes (parseRuleArgs of
+// lib/protocol/parse.ts): a bad rule is a usage error here.
 import { formatRuleArgs } from '../domain/arguments.ts';
-import type { Rule } from '../domain/rule.ts';
-import { validateRunner } from '../domain/runner-validate.ts';
-import { parseRunnerArgs } from '../protocol/parse.ts';
+import { parseRuleArgs } from '../protocol/parse.ts';
 import { MAX_LINE_BYTES } from '../protocol/framer.ts';
 import { expectOk, type Prepare } from './context.ts';
 import { UsageError } from './errors.ts';
-import { checkId, checkPrefix, removals } from './job-commands.ts';
-import { validatePattern } from '../domain/identifier.ts';
+import { checkPrefix, removals } from './job-commands.ts';
 import { JsonArrayWriter, RULE_HEADER, TableWriter, ruleCells, ruleJson } from './output.ts';
 import { parseRuleLine } from './replies.ts';
 import { listing, single } from './requests.ts';
@@ -18,20 +16,9 @@ import { listing, single } from './requests.ts';
 /** The longest request id ctl uses on a line with a RULE SET (`c` and a counter). */
 const RID_ROOM = 12;
 
-function checkPattern(pattern: string): void {
-  const bad = validatePattern(pattern);
-  if (bad !== null) throw new UsageError(bad);
-}
-
 export const ruleSet: Prepare = (args) => {
-  const [id, pattern, type] = args as [string, string, string];
-  checkId('rule', id);
-  checkPattern(pattern);
-  const runner = parseRunnerArgs(type, args.slice(3));
-  if (typeof runner === 'string') throw new UsageError(runner);
-  const bad = validateRunner(runner);
-  if (bad !== null) throw new UsageError(bad);
-  const rule: Rule = { id, pattern, runner };
+  const rule = parseRuleArgs(args);
+  if (typeof rule === 'string') throw new UsageError(rule);
   const line = `RULE SET ${formatRuleArgs(rule)}`;
   const bytes = Buffer.byteLength(line) + RID_ROOM;
   if (bytes > MAX_LINE_BYTES) throw new UsageError(`the rule makes a protocol line of ${bytes} bytes; the daemon takes at most ${MAX_LINE_BYTES}`);

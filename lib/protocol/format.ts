@@ -10,7 +10,8 @@
 //   line intact but does not paste back to the same byte.
 // - Lists are built as arrays and joined once per page (lib/domain/page.ts): a page of
 //   thousands of jobs is one join, not repeated concatenation of a growing string.
-import type { Reply } from '../domain/command.ts';
+import type { Command, Reply } from '../domain/command.ts';
+import { describeOutcome, outcomeSucceeded, type Attempt } from '../domain/attempt.ts';
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
 import { formatRuleArgs, quoteArg, runnerTokens } from '../domain/arguments.ts';
@@ -61,6 +62,21 @@ export function formatPageLines(requestId: string, page: Extract<Reply, { kind: 
   }
 }
 
+/**
+ * ATTEMPTS: one line per attempt, oldest first, then `OK`. The summary is the one field that
+ * is text (an error message may hold anything), so it is quoted as rule fields are.
+ */
+function attemptLines(rid: string, attempts: readonly Attempt[]): string {
+  const lines = new Array<string>(attempts.length + 1);
+  for (let i = 0; i < attempts.length; i++) {
+    const a = attempts[i]!;
+    const result = outcomeSucceeded(a.outcome) ? 'success' : 'failure';
+    lines[i] = `${rid} ${a.number ?? 1} ${a.startedNs} ${a.latenessNs} ${a.heldNs ?? 0n} ${a.durationNs} ${result} ${quoteArg(describeOutcome(a.outcome))}\n`;
+  }
+  lines[attempts.length] = `${rid} OK\n`;
+  return lines.join('');
+}
+
 function statLines(rid: string, stat: StatValues): string {
   const lines: string[] = [];
   for (const key of STAT_KEYS) lines.push(`${rid} ${key} ${oneLine(String(stat[key]))}\n`);
@@ -79,7 +95,9 @@ export function formatReply(requestId: string, reply: Reply): string {
     case 'done':
       return `${rid} OK\n`;
     case 'job':
-      // The spec's line: a reply's `attempt` (GET /jobs/{id}'s last_attempt) never shows here.
+      // The history only ATTEMPTS asks for; else the spec's line, where a reply's `attempt`
+      // (GET /jobs/{id}'s last_attempt) never shows.
+      if (reply.attempts !== undefined) return attemptLines(rid, reply.attempts);
       return `${rid} OK ${reply.job.status} ${reply.job.execution}\n`;
     case 'jobs':
       return jobLines(rid, reply.jobs, true);
@@ -107,6 +125,17 @@ export function formatReply(requestId: string, reply: Reply): string {
       return never;
     }
   }
+}
+
+const DONE: Reply = { ok: true, kind: 'done' };
+
+/**
+ * The response to a command the session dispatched: its reply, except where the instruction
+ * answers less than the command replies. RETRY's command replies with the job it planned (what
+ * POST /jobs/{id}/retry shows); the instruction answers `OK`, as SET does.
+ */
+export function formatAnswer(requestId: string, cmd: Command, reply: Reply): string {
+  return formatReply(requestId, cmd.op === 'job.retry' && reply.ok ? DONE : reply);
 }
 
 export function formatAuthOk(): string {

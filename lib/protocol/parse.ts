@@ -60,6 +60,10 @@ function parseInstruction(instruction: string, args: readonly string[]): Outcome
       return oneId('job', args, (id) => ({ op: 'job.get', id }));
     case 'REMOVE':
       return oneId('job', args, (id) => ({ op: 'job.remove', id }));
+    case 'ATTEMPTS':
+      return oneId('job', args, (id) => ({ op: 'job.get', id, history: true }));
+    case 'RETRY':
+      return oneId('job', args, (id) => ({ op: 'job.retry', id }));
     case 'REMOVERULE':
       return oneId('rule', args, (id) => ({ op: 'rule.remove', id }));
     case 'QUERY':

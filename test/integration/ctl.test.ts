@@ -105,9 +105,11 @@ describe('tickd ctl (plaintext)', function () {
     });
 
     it('get: table, --json and --raw', async () => {
-      expect((await ctl([...A, 'job', 'get', 'ls.a'])).stdout).to.equal('ID    STATUS   EXECUTION\nls.a  planned  2030-01-01T03:00:00.000000001Z\n');
-      expect((await ctl([...A, 'job', 'get', 'ls.a', '--json'])).stdout).to.equal('{"id":"ls.a","status":"planned","execution":1893466800000000001}\n');
-      expect((await ctl([...A, 'job', 'get', 'ls.a', '--raw'])).stdout).to.equal('OK planned 1893466800000000001\n');
+      // Not run yet: no attempt recorded (ctl-retries.test.ts has jobs that ran).
+      expect((await ctl([...A, 'job', 'get', 'ls.a'])).stdout).to.equal(
+        'ID    STATUS   EXECUTION                       ATTEMPTS  LAST OUTCOME\nls.a  planned  2030-01-01T03:00:00.000000001Z  0         -\n');
+      expect((await ctl([...A, 'job', 'get', 'ls.a', '--json'])).stdout).to.equal('{"id":"ls.a","status":"planned","execution":1893466800000000001,"attempts":[]}\n');
+      expect((await ctl([...A, 'job', 'get', 'ls.a', '--raw'])).stdout).to.equal('OK planned 1893466800000000001\nOK\n');
     });
 
     it('get of a missing job: nothing on stdout, the code and message on stderr, exit 1', async () => {

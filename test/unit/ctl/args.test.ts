@@ -39,6 +39,14 @@ describe('ctl/args', () => {
     expect(scanArgs(['rule', 'set', 'r', 'a.', 'direct', '/bin/echo', '-n', 'hi']).positionals.slice(-3)).to.deep.equal(['/bin/echo', '-n', 'hi']);
   });
 
+  it('rule set: the literal words start at the runner, after the rule options', () => {
+    const s = scanArgs(['rule', 'set', 'r', 'a.', 'retry.attempts=3', '--json', 'concurrency=2', 'direct', '/bin/echo', '--raw']);
+    expect(s.options).to.deep.equal({ json: true });
+    expect(s.positionals.slice(4)).to.deep.equal(['retry.attempts=3', 'concurrency=2', 'direct', '/bin/echo', '--raw']);
+    // Before the pattern a word with `=` counts as any other (it is a bad identifier, refused later).
+    expect(scanArgs(['rule', 'set', 'a=b', 'c=d', 'shell', '--json']).positionals).to.deep.equal(['rule', 'set', 'a=b', 'c=d', 'shell', '--json']);
+  });
+
   it('rejects unknown options, missing values and values for switches, never echoing a value', () => {
     expect(usage(() => scanArgs(['--bogus']))).to.equal('unknown option --bogus');
     expect(usage(() => scanArgs(['-x']))).to.equal('unknown option -x');

@@ -36,6 +36,7 @@ describe('ctl/commands', () => {
     expect(refused('job set', ['a/1', 'now'])).to.match(/job identifier contains invalid character '\/'/);
     expect(refused('job set', ['a.1', 'later'])).to.match(/^invalid WHEN "later"/);
     expect(refused('job get', [''])).to.equal('job identifier must not be empty');
+    expect(refused('job retry', ['a b'])).to.match(/^job identifier contains invalid character space/);
     expect(refused('job ls', ['a b'])).to.match(/^prefix contains invalid character space/);
     expect(refused('job rm', ['ok', 'no way'])).to.match(/invalid character space/);
     expect(refused('rule rm', ['r!'])).to.match(/^rule identifier contains invalid character '!'/);
@@ -52,12 +53,21 @@ describe('ctl/commands', () => {
     expect(refused('rule set', ['r', 'a.', 'shell', 'x'.repeat(4090)])).to.match(/protocol line of \d+ bytes; the daemon takes at most 4096/);
   });
 
+  it('takes rule options between the pattern and the runner, refused as the daemon refuses them', () => {
+    expect(PREPARE['rule set'](['r', 'a.', 'retry.attempts=3', 'retry.delay=1s', 'concurrency=2', 'shell', 'exit 1'], input)).to.be.a('function');
+    expect(refused('rule set', ['r', 'a.', 'retry.attempts=3', 'shell', 'x'])).to.equal('retry.delay: is required when attempts is more than 1');
+    expect(refused('rule set', ['r', 'a.', 'concurrency=0', 'shell', 'x'])).to.equal('concurrency: must be an integer from 1 to 100000');
+    expect(refused('rule set', ['r', 'a.', 'colour=red', 'shell', 'x'])).to.match(/^colour: unknown option \(known: retry\.attempts, /);
+    expect(refused('rule set', ['r', 'a.', 'concurrency=2', 'rate.limit=1'])).to.equal('rate.per: is required with rate.limit');
+    expect(refused('rule set', ['r', 'a.', 'concurrency=2', 'rate.per=1s', 'shell'])).to.equal('rate.limit: is required with rate.per');
+  });
+
   it('help lists every command and option; help COMMAND describes one', () => {
     const text = usage();
     for (const c of COMMANDS) expect(text).to.include(c.name);
     for (const o of Object.keys(CTL_OPTIONS)) expect(text).to.include(`--${o}`);
     expect(helpFor(['job', 'export'])).to.match(/^Usage: tickd ctl job export \[PREFIX\]\n.*\n {2}--all/);
-    expect(helpFor(['rule'])).to.match(/rule set ID PATTERN RUNNER ARGS\.\.\./);
+    expect(helpFor(['rule'])).to.match(/rule set ID PATTERN \[OPTION=VALUE\.\.\.\] RUNNER ARGS\.\.\./);
     expect(() => helpFor(['nope'])).to.throw(UsageError, /no command "nope"/);
   });
 
@@ -70,9 +80,16 @@ describe('ctl/commands', () => {
     expect(() => completionScript('fish')).to.throw(UsageError, /bash or zsh/);
   });
 
+  it('job retry completes job identifiers, one argument as job get', () => {
+    for (const shell of ['bash', 'zsh']) {
+      expect(completionScript(shell), shell).to.include("'job retry'|'job retry '*) cmd='tickd ctl --timeout 1s job export --all");
+    }
+    expect(findCommand(['job', 'retry', 'a'])).to.include({ name: 'job retry', min: 1, max: 1 });
+  });
+
   it('the prompt completes first words, a group\'s commands and options', () => {
     expect(complete('jo')).to.deep.equal([['job'], 'jo']);
-    expect(complete('job ')).to.deep.equal([['set', 'get', 'ls', 'rm', 'import', 'export'], '']);
+    expect(complete('job ')).to.deep.equal([['set', 'get', 'ls', 'rm', 'retry', 'import', 'export'], '']);
     expect(complete('job ls --js')).to.deep.equal([['--json'], '--js']);
     expect((complete('stat --') as [string[], string])[0]).to.not.include('--token');
   });

@@ -3,9 +3,12 @@
 // colour only when asked, jobs named OK or ERROR, JSON lines without float rounding.
 import { expect } from 'chai';
 import {
-  JOB_HEADER, JsonArrayWriter, TABLE_SAMPLE, TableWriter, colorStatus, formatTime, jobCells, jobJson, ruleCells, ruleJson, statJson,
+  JOB_DETAIL_HEADER, JOB_HEADER, JsonArrayWriter, TABLE_SAMPLE, TableWriter, colorStatus, formatTime, jobCells, jobDetailCells, jobDetailJson, jobJson,
+  ruleCells, ruleJson, statJson,
 } from '../../../lib/ctl/output.ts';
-import { parseAnswer, parseJobBody, parseJobLine, parseRuleLine, parseStatLine } from '../../../lib/ctl/replies.ts';
+import { parseAnswer, parseAttemptLine, parseJobBody, parseJobLine, parseRuleLine, parseStatLine, type AttemptLine } from '../../../lib/ctl/replies.ts';
+import { formatReply } from '../../../lib/protocol/format.ts';
+import type { Attempt } from '../../../lib/domain/attempt.ts';
 import { parseImportLine } from '../../../lib/ctl/import-line.ts';
 import { formatRuleArgs } from '../../../lib/domain/arguments.ts';
 import type { Rule } from '../../../lib/domain/rule.ts';
@@ -57,6 +60,8 @@ describe('ctl/output', () => {
     const rule: Rule = { id: 'r', pattern: '', runner: { type: 'direct', executable: '/bin/echo', args: ['a b', '"q"'] } };
     expect(ruleJson(rule)).to.equal('{"id":"r","pattern":"","runner":{"type":"direct","executable":"/bin/echo","args":["a b","\\"q\\""]}}');
     expect(ruleCells(rule)).to.deep.equal(['r', '""', 'direct /bin/echo "a b" "\\"q\\""']);
+    const limited: Rule = { ...rule, options: { concurrency: 2, rate: { limit: 4, per: 60_000_000_000n } } };
+    expect(ruleJson(limited)).to.equal('{"id":"r","pattern":"","runner":{"type":"direct","executable":"/bin/echo","args":["a b","\\"q\\""]},"concurrency":2,"rate":{"limit":4,"per":"1m"}}');
     expect(statJson([['uptime_ns', '9007199254740993'], ['persistence', 'memory']])).to.equal('{"uptime_ns":9007199254740993,"persistence":"memory"}');
     const arr = new JsonArrayWriter();
     expect(arr.add('1') + arr.add('2') + arr.end()).to.equal('[\n1,\n2\n]\n');
@@ -85,10 +90,41 @@ describe('ctl/replies', () => {
       { id: 'r2', pattern: '', runner: { type: 'awf', workflow: 'wf', inputs: ['k=v w'] } },
       { id: 'ERROR', pattern: 'internal', runner: { type: 'http', method: 'POST', url: 'http://h/x' } },
       { id: 'r4', pattern: 'b', runner: { type: 'redis', url: 'redis://h', command: 'RPUSH', key: '' } },
+      {
+        id: 'r5', pattern: 'c.', runner: { type: 'direct', executable: '/bin/echo', args: ['x=1'] },
+        options: { retry: { attempts: 3, backoff: 'fixed', delay: 1_000_000_000n, factor: 2, maxDelay: 5_000_000_000n, jitter: 0.5 }, concurrency: 2, rate: { limit: 4, per: 60_000_000_000n } },
+      },
     ];
     for (const r of rules) expect(parseRuleLine(formatRuleArgs(r))).to.deep.equal(r);
     expect(parseRuleLine('internal')).to.equal(null);
     expect(parseRuleLine('invalid_args bad thing')).to.equal(null);
+  });
+
+  it('reads back the attempt lines the protocol formatter writes; job get prints them as columns and "attempts"', () => {
+    const attempts: Attempt[] = [
+      { rule: 'r.', runner: 'shell', startedNs: 1_893_466_800_000_000_007n, latenessNs: -3n, durationNs: 5n, outcome: { kind: 'exit', status: 3, stderr: '' } },
+      { rule: 'r.', runner: 'http', startedNs: 9n, latenessNs: 1n, durationNs: 2n, number: 2, heldNs: 40n, outcome: { kind: 'network_error', error: 'say "no"' } },
+    ];
+    const job = { id: 'j', status: 'failed', execution: 1n } as const;
+    const lines = formatReply('a', { ok: true, kind: 'job', job, attempts }).split('\n').slice(0, 2).map((l) => l.slice(2));
+    const read = lines.map(parseAttemptLine) as AttemptLine[];
+    expect(read).to.deep.equal([
+      { attempt: 1, startedNs: 1_893_466_800_000_000_007n, latenessNs: -3n, heldNs: 0n, durationNs: 5n, success: false, summary: 'exit status 3' },
+      { attempt: 2, startedNs: 9n, latenessNs: 1n, heldNs: 40n, durationNs: 2n, success: false, summary: 'network error: say "no"' },
+    ]);
+    for (const bad of ['OK', 'ERROR not_found job "j" does not exist', '0 1 1 1 1 failure x', '1 1 1 1 1 maybe x', '1 1 1 1 x failure y', '1 1 1 1 1 failure']) {
+      expect(parseAttemptLine(bad), bad).to.equal(null);
+    }
+
+    const t = new TableWriter(JOB_DETAIL_HEADER, { statusColumn: 1 });
+    expect(t.add(jobDetailCells(job, read)) + t.end()).to.equal(
+      'ID  STATUS  EXECUTION                       ATTEMPTS  LAST OUTCOME\n' +
+      'j   failed  1970-01-01T00:00:00.000000001Z  2         failure: network error: say "no"\n');
+    expect(jobDetailCells(job, [])).to.deep.equal(['j', 'failed', '1970-01-01T00:00:00.000000001Z', '0', '-']);
+    expect(jobDetailJson(job, read)).to.equal('{"id":"j","status":"failed","execution":1,"attempts":[' +
+      '{"attempt":1,"started_ns":1893466800000000007,"lateness_ns":-3,"held_ns":0,"duration_ns":5,"success":false,"summary":"exit status 3"},' +
+      '{"attempt":2,"started_ns":9,"lateness_ns":1,"held_ns":40,"duration_ns":2,"success":false,"summary":"network error: say \\"no\\""}]}');
+    expect(jobDetailJson(job, [])).to.equal('{"id":"j","status":"failed","execution":1,"attempts":[]}');
   });
 });
 

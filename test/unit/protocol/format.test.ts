@@ -2,10 +2,11 @@
 // RULE SET round trip through the real tokenizer and parser.
 import { expect } from 'chai';
 import {
-  formatAuthOk, formatPreAuthError, formatReply, formatRuleArgs, formatTooLong, quoteArg, runnerTokens,
+  formatAnswer, formatAuthOk, formatPreAuthError, formatReply, formatRuleArgs, formatTooLong, quoteArg, runnerTokens,
 } from '../../../lib/protocol/format.ts';
 import { tokenize } from '../../../lib/protocol/tokenize.ts';
 import { parseLine } from '../../../lib/protocol/parse.ts';
+import type { Attempt } from '../../../lib/domain/attempt.ts';
 import type { Job } from '../../../lib/domain/job.ts';
 import type { Rule } from '../../../lib/domain/rule.ts';
 import { STAT_KEYS, type StatValues } from '../../../lib/domain/stat.ts';
@@ -55,6 +56,39 @@ describe('protocol/format', () => {
       expect(formatReply('4', { ok: true, kind: 'activity', activity: { intervalMs: 1000, buckets: [] } })).to.equal('4 ERROR internal\n');
       expect(formatReply('2', { ok: true, kind: 'job', job: { ...job, execution: -9223372036854775808n, status: 'failed' } }))
         .to.equal('2 OK failed -9223372036854775808\n');
+    });
+
+    it('job with its history (ATTEMPTS): one line per attempt, oldest first, the summary quoted, then OK', () => {
+      const job: Job = { id: 'p.a', execution: 100n, status: 'failed', attempt: 3 };
+      const attempts: Attempt[] = [
+        // Written before attempt numbers and held times existed: attempt 1, held 0.
+        { rule: 'r.', runner: 'shell', startedNs: 101n, latenessNs: 1n, durationNs: 5n, outcome: { kind: 'exit', status: 3, stderr: 'boom\n' } },
+        { rule: 'r.', runner: 'http', startedNs: 300n, latenessNs: -2n, durationNs: 7n, number: 2, heldNs: 40n, outcome: { kind: 'http_response', status: 204 } },
+        { rule: 'r.', runner: 'http', startedNs: 500n, latenessNs: 0n, durationNs: 0n, number: 3, outcome: { kind: 'network_error', error: 'reset "x"\n2 OK' } },
+      ];
+      const text = formatReply('h', { ok: true, kind: 'job', job, attempts });
+      expect(text).to.equal([
+        'h 1 101 1 0 5 failure "exit status 3"',
+        'h 2 300 -2 40 7 success "HTTP status 204"',
+        'h 3 500 0 0 0 failure "network error: reset \\"x\\"\\n2 OK"',
+        'h OK',
+        '',
+      ].join('\n'));
+      // One token for the protocol's tokenizer, whatever the error text (a line break stays
+      // escaped, as in rule fields: the line holds, the byte does not come back).
+      expect(tokenize(text.split('\n')[2]!)).to.have.length(8);
+      expect(tokenize(text.split('\n')[1]!)![7]).to.equal('HTTP status 204');
+      expect(formatReply('h', { ok: true, kind: 'job', job, attempts: [] })).to.equal('h OK\n');
+      expect(formatReply('h', { ok: true, kind: 'job', job, attempts: [{ ...attempts[0]!, outcome: { kind: 'delivered' } }] })).to.equal('h 1 101 1 0 5 success delivered\nh OK\n');
+    });
+
+    it('formatAnswer: RETRY answers OK whatever job its command replies with; errors and other commands as formatReply', () => {
+      const job: Job = { id: 'p.a', execution: 100n, status: 'planned' };
+      const retry = { op: 'job.retry', id: 'p.a' } as const;
+      expect(formatAnswer('r', retry, { ok: true, kind: 'job', job })).to.equal('r OK\n');
+      expect(formatAnswer('r', retry, notFound('job', 'p.a'))).to.equal('r ERROR not_found job "p.a" does not exist\n');
+      expect(formatAnswer('g', { op: 'job.get', id: 'p.a' }, { ok: true, kind: 'job', job })).to.equal('g OK planned 100\n');
+      expect(formatAnswer('s', { op: 'job.set', id: 'p.a', execution: 100n }, { ok: true, kind: 'done' })).to.equal('s OK\n');
     });
 
     it('jobs: one line per job then OK; empty list is only OK', () => {

@@ -105,6 +105,26 @@ describe('protocol/parse', () => {
     });
   });
 
+  describe('ATTEMPTS / RETRY', () => {
+    it('ATTEMPTS is GET with the history; RETRY the retry command', () => {
+      expect(command('a ATTEMPTS p.a')).to.deep.equal({ op: 'job.get', id: 'p.a', history: true });
+      expect(command('r RETRY p.a')).to.deep.equal({ op: 'job.retry', id: 'p.a' });
+    });
+
+    it('reject a missing, invalid or extra argument as GET does', () => {
+      for (const instruction of ['ATTEMPTS', 'RETRY']) {
+        expect(invalid(`2 ${instruction}`)).to.equal('missing job identifier');
+        expect(invalid(`2 ${instruction} a*`)).to.match(/^job identifier contains invalid character/);
+        expect(invalid(`2 ${instruction} a b`)).to.equal('unexpected argument "b" after the job identifier');
+      }
+    });
+
+    it('are case-sensitive like every instruction', () => {
+      ignored('2 attempts a');
+      ignored('2 Retry a');
+    });
+  });
+
   describe('QUERY / LISTRULES / STAT', () => {
     it('QUERY with and without a pattern', () => {
       expect(command('q QUERY')).to.deep.equal({ op: 'job.list', prefix: '', scope: '', cursor: 0, limit: TCP_PAGE_ENTRIES });
