@@ -96,7 +96,8 @@ async function page(kind, { limit, cursor, prefix, status }) {
  * What the server offers, from the open /openapi.json: `needsToken` when it declares bearer
  * security, `cluster` when it has GET /cluster (cluster mode only: a node running alone has no
  * such route, and asking anyway would only log a 404 on every refresh), `activity` when it has
- * GET /activity (the chart's data), `schedules` when it has GET /schedules.
+ * GET /activity (the chart's data), `schedules` when it has GET /schedules, `attempts` and
+ * `retry` when it has a job's attempt history and its "run again" (retries, issue 38).
  */
 export async function serverFeatures() {
   const doc = await call('GET', '/openapi.json', { token: '' });
@@ -106,6 +107,8 @@ export async function serverFeatures() {
     cluster: Object.hasOwn(paths, '/cluster'),
     activity: Object.hasOwn(paths, '/activity'),
     schedules: Object.hasOwn(paths, '/schedules'),
+    attempts: Object.hasOwn(paths, '/jobs/{id}/attempts'),
+    retry: Object.hasOwn(paths, '/jobs/{id}/retry'),
   };
 }
 
@@ -123,6 +126,8 @@ export const api = {
   cluster: () => call('GET', '/cluster'),
   jobsPage: (query) => page('jobs', query),
   job: (id) => call('GET', path('jobs', id)),
+  jobAttempts: (id) => call('GET', `${path('jobs', id)}/attempts`),
+  retryJob: (id) => call('POST', `${path('jobs', id)}/retry`),
   putJob: (id, execution) => call('PUT', path('jobs', id), { body: { execution } }),
   deleteJob: (id) => call('DELETE', path('jobs', id)),
   rulesPage: (query) => page('rules', query),

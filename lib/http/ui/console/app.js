@@ -12,7 +12,7 @@
 // region with the API's message verbatim.
 import { api, ApiError, serverFeatures, storedToken } from './api.js';
 import { renderChart } from './chart.js';
-import { closeDetail, detailState, reloadDetail, setupDetail } from './detail.js';
+import { closeDetail, detailState, reloadDetail, setDetailFeatures, setupDetail } from './detail.js';
 import { nodeLabel } from './format.js';
 import { deleteJob, editJob, jobsList, setupJobs } from './jobs.js';
 import { clearRendered, refreshRelative, renderCounts, renderMessages, renderNode, renderStats } from './render.js';
@@ -120,27 +120,34 @@ function schedule() {
 
 /**
  * Runs a change against the API: success clears the action errors, says so (`done`: the text,
- * or a function of the API's answer that makes it) and refreshes `part`.
+ * or a function of the API's answer that makes it) and refreshes `part`. Resolves with
+ * {ok, message}: the message shown when it failed (null when the token was refused instead),
+ * for a dialog to show too.
  */
 async function change(run, done, part) {
   if (!canCall()) {
-    showErrors('action', ['Enter a token first: this server needs one.']);
+    const message = 'Enter a token first: this server needs one.';
+    showErrors('action', [message]);
     $('token').focus();
-    return false;
+    return { ok: false, message };
   }
   let answer;
   try {
     answer = await run();
   } catch (err) {
     say('');
-    if (err instanceof ApiError && err.status === 401) tokenRefused();
-    else showErrors('action', [describe(err)]);
-    return false;
+    if (err instanceof ApiError && err.status === 401) {
+      tokenRefused();
+      return { ok: false, message: null };
+    }
+    const message = describe(err);
+    showErrors('action', [message]);
+    return { ok: false, message };
   }
   showErrors('action', []);
   say(typeof done === 'function' ? done(answer) : done);
   await refresh(new Set([part]));
-  return true;
+  return { ok: true, message: null };
 }
 
 // "." and ".." are valid identifiers, but a URL path normalizes them away before any request.
@@ -190,7 +197,7 @@ async function start() {
   setupJobs(shared);
   setupRules(shared);
   setupSchedules(shared);
-  setupDetail({ onError, onEdit: editJob, onDelete: deleteJob });
+  setupDetail({ onError, change, onEdit: editJob, onDelete: deleteJob });
   setupScheduleDetail({ change, onError, onEdit: editSchedule, onDelete: deleteSchedule });
   $('refresh-now').addEventListener('click', () => void refresh(new Set(['all'])));
   $('auto-refresh').addEventListener('change', schedule);
@@ -201,6 +208,7 @@ async function start() {
     state.cluster = features.cluster;
     state.activity = features.activity;
     state.schedules = features.schedules;
+    setDetailFeatures(features);
   } catch (err) {
     showSession();
     showErrors('session', [describe(err)]);

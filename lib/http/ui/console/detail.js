@@ -1,16 +1,25 @@
-// The job detail: a modal <dialog> filled from GET /jobs/{id} when it opens (and again on each
-// refresh while it stays open): status, execution, and the last attempt the daemon recorded
+// The job detail: a modal <dialog> filled from GET /jobs/{id} and GET /jobs/{id}/attempts when
+// it opens (and again on each refresh while it stays open): status, execution, the attempt
+// number and, while the job waits for its next attempt, when that comes (retry_at); the
+// attempts the daemon keeps, oldest first, in a compact table; and the last attempt in full
 // (when it started, how late, how long, the rule and runner, the outcome in the runner's own
-// terms with the stderr tail). Invariants: API text reaches the page through textContent only;
-// an answer for a job other than the one now shown is dropped; closing gives the focus back
+// terms with the stderr tail). A failed job has "Run again" (POST /jobs/{id}/retry). Invariants:
+// API text reaches the page through textContent only; an answer for a job other than the one
+// now shown is dropped; a failed "Run again" is shown inside the dialog too (the page's alert
+// region is behind the modal), with the API's message verbatim; closing gives the focus back
 // to the control that opened it.
 import { api, ApiError } from './api.js';
 import { formatNs, nsToIso, outcomeDetails, relativeExecution } from './format.js';
-import { badge, el, executionCell } from './render.js';
+import { badge, el, executionCell, renderMessages, waitingRetry } from './render.js';
+import { attemptCells, attemptText } from './retry-format.js';
 
 const $ = (id) => document.getElementById(id);
 
-const state = { id: null, opener: null, job: null, onError: () => {} };
+const state = {
+  id: null, opener: null, job: null, onError: () => {}, change: async () => ({ ok: false, message: null }),
+  // What the server offers (its /openapi.json): a server without them shows neither.
+  features: { attempts: false, retry: false },
+};
 
 function row(label, ...value) {
   return [el('dt', {}, label), el('dd', {}, ...value)];
@@ -41,21 +50,60 @@ function attemptRows(a, nowMs) {
   return rows;
 }
 
-function show(job, nowMs) {
+const HISTORY_COLUMNS = ['Attempt', 'Started (UTC)', 'Lateness', 'Held', 'Duration', 'Outcome'];
+const CELL_CLASSES = ['', 'started', 'span', 'span', 'span', ''];
+
+/** One attempt of the history; `data-label` names each cell where the table is stacked (phones). */
+function historyRow(a) {
+  const c = attemptCells(a);
+  const iso = nsToIso(a?.started_ns);
+  const cell = (i, ...content) => el(i === 0 ? 'th' : 'td', { 'data-label': HISTORY_COLUMNS[i], class: CELL_CLASSES[i] || null, scope: i === 0 ? 'row' : null }, ...content);
+  return el('tr', { 'data-attempt': c.attempt, 'data-success': String(c.success) },
+    cell(0, c.attempt),
+    cell(1, iso === null ? String(a?.started_ns) : el('time', { datetime: iso }, iso)),
+    cell(2, c.lateness), cell(3, c.held), cell(4, c.duration),
+    cell(5, el('span', { class: c.success ? 'ok' : 'bad' }, c.summary)));
+}
+
+function history(attempts) {
+  if (attempts.length === 0) return el('p', { class: 'help', 'data-detail': 'attempts' }, 'None recorded since the daemon started.');
+  return el('div', { class: 'scroll' }, el('table', { class: 'rows attempts', 'data-detail': 'attempts' },
+    el('caption', { class: 'visually-hidden' }, 'Attempts, oldest first'),
+    // "#" for the attempt: a narrow column; stacked on a phone, the cells say "Attempt".
+    el('thead', {}, el('tr', {}, ...HISTORY_COLUMNS.map((h, i) => el('th', { scope: 'col' }, i === 0 ? el('abbr', { title: h }, '#') : h)))),
+    el('tbody', {}, ...attempts.map(historyRow))));
+}
+
+function show(job, attempts, nowMs) {
+  const waiting = waitingRetry(job);
   const body = el('dl', { class: 'detail' },
-    ...row('Status', badge(job.status)),
-    ...row('Execution', ...executionCell(job.execution, job.status, nowMs)));
+    ...row('Status', badge(job.status), waiting ? el('span', { class: 'help' }, ' waiting for its next attempt') : ''),
+    ...row('Execution', ...executionCell(job.execution, waiting ? 'executed' : job.status, nowMs)),
+    ...row('Attempt', el('span', { 'data-detail': 'attempt-number' }, attemptText(job))),
+    ...(waiting ? row('Next attempt', el('span', { 'data-detail': 'retry-at' }, ...executionCell(job.retry_at, 'planned', nowMs))) : []));
+  const parts = [body];
+  if (attempts !== null) parts.push(el('h3', {}, 'Attempts, oldest first'), history(attempts));
   const attempt = job.last_attempt;
-  const heading = el('h3', {}, 'Last attempt');
-  const part = attempt === undefined || attempt === null
+  parts.push(el('h3', {}, 'Last attempt'), attempt === undefined || attempt === null
     ? el('p', { class: 'help' }, 'None recorded. The daemon keeps the last attempt of up to 100 000 jobs in memory, from the time a runner\'s result counts; not across restarts, nor after a SET.')
-    : el('dl', { class: 'detail', 'data-detail': 'attempt' }, ...attemptRows(attempt, nowMs));
-  $('detail-body').replaceChildren(body, heading, part);
+    : el('dl', { class: 'detail', 'data-detail': 'attempt' }, ...attemptRows(attempt, nowMs)));
+  $('detail-body').replaceChildren(...parts);
+  showButtons();
+}
+
+/** Run again only for a failed job, on a server that has it. */
+function showButtons() {
+  const retry = $('detail-retry');
+  const hide = !state.features.retry || state.job?.status !== 'failed';
+  // A hidden button drops the focus (after Run again worked): keep it in the dialog.
+  if (hide && document.activeElement === retry) $('detail-close').focus();
+  retry.hidden = hide;
 }
 
 function showMissing(id, err) {
   $('detail-body').replaceChildren(el('p', { class: 'help' },
     err instanceof ApiError && err.status === 404 ? `Job ${id} does not exist (any more).` : err.describe?.() ?? String(err)));
+  showButtons();
 }
 
 /** Fetches and shows the job now open; nothing when none is. */
@@ -63,10 +111,10 @@ export async function reloadDetail() {
   const id = state.id;
   if (id === null) return;
   try {
-    const job = await api.job(id);
+    const [job, history] = await Promise.all([api.job(id), state.features.attempts ? api.jobAttempts(id) : null]);
     if (state.id !== id) return;
     state.job = job;
-    show(job, Date.now());
+    show(job, history === null ? null : Array.isArray(history?.attempts) ? history.attempts : [], Date.now());
   } catch (err) {
     if (state.id !== id) return;
     state.job = null;
@@ -82,6 +130,8 @@ export function openDetail(id, opener = document.activeElement) {
   state.opener = opener instanceof HTMLElement ? opener : null;
   $('detail-id').textContent = id;
   $('detail-body').replaceChildren(el('p', { class: 'help' }, 'Loading…'));
+  renderMessages($('detail-errors'), []);
+  showButtons();
   const dialog = $('job-detail');
   if (!dialog.open) dialog.showModal();
   $('detail-close').focus();
@@ -98,9 +148,27 @@ export function detailState() {
   return { id: state.id, job: state.job, open: $('job-detail').open };
 }
 
-/** Wires the dialog; `onError` shows a failed reload in the alert region. */
-export function setupDetail({ onError, onEdit, onDelete }) {
+/** What the server offers: `attempts` (the history) and `retry` (Run again), from serverFeatures(). */
+export function setDetailFeatures({ attempts, retry }) {
+  state.features = { attempts: attempts === true, retry: retry === true };
+  showButtons();
+}
+
+async function onRetry() {
+  const id = state.id;
+  if (id === null) return;
+  renderMessages($('detail-errors'), []);
+  const done = await state.change(() => api.retryJob(id), `Job ${id} runs again.`, 'jobs');
+  if (state.id === id) renderMessages($('detail-errors'), done.ok || done.message === null ? [] : [done.message]);
+}
+
+/**
+ * Wires the dialog; `onError` shows a failed reload in the alert region, `change` is the
+ * controller's (reports, refreshes the open dialog included, answers {ok, message}).
+ */
+export function setupDetail({ onError, change, onEdit, onDelete }) {
   state.onError = onError;
+  state.change = change;
   const dialog = $('job-detail');
   dialog.addEventListener('close', () => {
     state.id = null;
@@ -112,6 +180,7 @@ export function setupDetail({ onError, onEdit, onDelete }) {
     state.opener = null;
   });
   $('detail-close').addEventListener('click', closeDetail);
+  $('detail-retry').addEventListener('click', () => void onRetry());
   $('detail-edit').addEventListener('click', () => { if (state.job !== null) { const job = state.job; closeDetail(); onEdit(job); } });
   $('detail-delete').addEventListener('click', () => { if (state.id !== null) { const id = state.id; closeDetail(); onDelete(id); } });
   // A click on the backdrop (outside the dialog's box) closes it, like Escape.

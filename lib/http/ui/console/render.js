@@ -5,6 +5,7 @@
 // reordered only when its rows did), so the refresh neither steals focus nor re-lays the page,
 // and when rows move the focused row button gets its focus back.
 import { formatDuration, nsToIso, relativeExecution, runnerDetails, statusCounts } from './format.js';
+import { optionDetails } from './retry-format.js';
 import { countsText, noNextText, specText } from './schedule-format.js';
 
 export const JOB_STATUSES = ['planned', 'triggered', 'executed', 'failed'];
@@ -99,11 +100,18 @@ export function executionCell(ns, status, nowMs) {
   return [relative(ns, status, nowMs), ' ', iso === null ? '—' : el('time', { datetime: iso }, iso), ' ', el('code', { class: 'ns' }, String(ns))];
 }
 
+/** Whether the job waits for its next attempt (a retry policy's): it has ran, and runs again at retry_at. */
+export function waitingRetry(job) {
+  return job.retry_at !== undefined && job.retry_at !== null;
+}
+
 function jobRow(job, nowMs) {
+  const waiting = waitingRetry(job);
   return el('tr', { 'data-job': job.id },
     el('th', { scope: 'row' }, el('button', { type: 'button', class: 'link', 'data-action': 'open-job', 'data-id': job.id, 'aria-label': `Details of job ${job.id}` }, el('code', {}, job.id))),
-    el('td', {}, badge(job.status)),
-    el('td', { class: 'when' }, ...executionCell(job.execution, job.status, nowMs)),
+    el('td', {}, badge(job.status), ...(waiting ? [' ', el('span', { class: 'retry', 'data-field': 'retry' }, 'retry ', relative(job.retry_at, 'planned', nowMs))] : [])),
+    // A waiting job's time has passed without it being late: it ran, and waits on purpose.
+    el('td', { class: 'when' }, ...executionCell(job.execution, waiting ? 'executed' : job.status, nowMs)),
     el('td', { class: 'actions' },
       rowButton('edit-job', job.id, `Edit job ${job.id}`, 'Edit'),
       rowButton('delete-job', job.id, `Delete job ${job.id}`, 'Delete')));
@@ -143,7 +151,7 @@ function renderKeyed(tbody, items, keyOf, build, columns, emptyText) {
 
 /** Shows one page of jobs, sorted by identifier; a row is rebuilt when its status or time changed. */
 export function renderJobs(tbody, jobs, nowMs, emptyText = 'No jobs.') {
-  renderKeyed(tbody, jobs, (job) => `${job.status} ${job.execution}`, (job) => jobRow(job, nowMs), 4, emptyText);
+  renderKeyed(tbody, jobs, (job) => `${job.status} ${job.execution} ${job.retry_at ?? ''}`, (job) => jobRow(job, nowMs), 4, emptyText);
 }
 
 /** Brings every relative time under `container` up to `nowMs` (text only where it changed). */
@@ -154,9 +162,12 @@ export function refreshRelative(container, nowMs) {
   }
 }
 
-function details(runner) {
-  return el('td', { class: 'details' }, ...runnerDetails(runner).map(([label, value]) =>
-    el('span', { class: 'field' }, el('span', { class: 'k' }, label), ' ', value === '' ? '(none)' : el('code', {}, String(value ?? '')))));
+/** The runner's fields, then the rule's options (retry, concurrency, rate), one line each. */
+function details(rule) {
+  return el('td', { class: 'details' }, ...runnerDetails(rule.runner).map(([label, value]) =>
+    el('span', { class: 'field' }, el('span', { class: 'k' }, label), ' ', value === '' ? '(none)' : el('code', {}, String(value ?? '')))),
+  ...optionDetails(rule).map(([field, label, value]) =>
+    el('span', { class: 'field option', 'data-field': field }, el('span', { class: 'k' }, label), ' ', el('code', {}, value))));
 }
 
 /** Shows one page of rules, sorted by identifier; rebuilt only when the page changed. */
@@ -173,7 +184,7 @@ export function renderRules(tbody, rules, emptyText = 'No rules.') {
         el('th', { scope: 'row' }, el('code', {}, rule.id)),
         el('td', {}, rule.pattern === '' ? el('em', {}, '(every job)') : el('code', {}, rule.pattern)),
         el('td', {}, el('span', { class: 'kind' }, type)),
-        details(rule.runner),
+        details(rule),
         actions);
     });
   });

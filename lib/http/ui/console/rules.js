@@ -1,11 +1,14 @@
 // The rules part of the console: one page of rules (50 rows, paged and filtered by identifier
-// prefix on the server, each runner on one compact line), the rule form and the row buttons.
-// Invariant: amqp and redis rules are listed and deletable but not editable (the HTTP API
-// accepts only shell, direct, http and awf rules).
+// prefix on the server, each runner and each option on one compact line), the rule form and the row buttons.
+// Invariants: amqp and redis rules are listed and deletable but not editable (the HTTP API
+// accepts only shell, direct, http and awf rules); a rule's options (retry, concurrency, rate)
+// have inputs of their own, which Edit fills (or empties), so that a Save after an Edit keeps
+// them (a PUT replaces the whole rule: a member left out is an option dropped).
 import { api } from './api.js';
 import { ruleBody } from './format.js';
 import { PagedList } from './list.js';
 import { renderRules } from './render.js';
+import { OPTION_INPUTS, optionFormValues, optionsBody } from './retry-format.js';
 
 export const RULES_PER_PAGE = 50;
 const $ = (id) => document.getElementById(id);
@@ -29,6 +32,11 @@ function showRunnerFields(type) {
   }
 }
 
+/** The factor applies to exponential backoff only (the API refuses it with fixed): off otherwise. */
+function showFactor() {
+  $('rule-opt-factor').disabled = $('rule-opt-backoff').value === 'fixed';
+}
+
 function fillRuleForm(rule) {
   const r = rule.runner;
   $('rule-id').value = rule.id;
@@ -39,6 +47,9 @@ function fillRuleForm(rule) {
   if (r.type === 'direct') { $('direct-executable').value = r.executable; $('direct-args').value = r.args.join('\n'); }
   if (r.type === 'http') { $('http-method').value = r.method; $('http-url').value = r.url; }
   if (r.type === 'awf') { $('awf-workflow').value = r.workflow; $('awf-inputs').value = r.inputs.join('\n'); }
+  const options = optionFormValues(rule);
+  for (const name of OPTION_INPUTS) $(`rule-opt-${name}`).value = options[name];
+  showFactor();
   $('rule-pattern').focus();
 }
 
@@ -52,7 +63,8 @@ function onRuleSubmit(event) {
     method: $('http-method').value, url: $('http-url').value.trim(),
     workflow: $('awf-workflow').value.trim(), inputs: $('awf-inputs').value,
   };
-  void ctx.change(() => api.putRule(id, ruleBody(form)), `Saved rule ${id}.`, 'rules');
+  const options = Object.fromEntries(OPTION_INPUTS.map((name) => [name, $(`rule-opt-${name}`).value]));
+  void ctx.change(() => api.putRule(id, { ...ruleBody(form), ...optionsBody(options) }), `Saved rule ${id}.`, 'rules');
 }
 
 function onTableClick(event) {
@@ -74,6 +86,8 @@ export function setupRules(options) {
   rulesList.setup(options.canCall);
   $('rule-form').addEventListener('submit', onRuleSubmit);
   $('rule-type').addEventListener('change', () => showRunnerFields($('rule-type').value));
+  $('rule-opt-backoff').addEventListener('change', showFactor);
   $('rules').addEventListener('click', onTableClick);
   showRunnerFields($('rule-type').value);
+  showFactor();
 }
