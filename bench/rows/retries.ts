@@ -1,10 +1,14 @@
 // Retries under load (issue 38, "no cost when unused" and the tick's worst turn): 20 000 jobs
 // due 0.5 ms apart (2 000 a second for 10 s) on an http rule whose sink fails every other
 // request (500), once without a retry policy and once with 3 attempts a second apart (every
-// failure persisted as a wait, then run again). STAT is asked every 10 ms meanwhile: its
-// round trip (client -> worker -> primary -> worker -> client) bounds from above how long
-// the primary's turns were, the one figure of them a client can see. Memory mode, as the
-// other fire rows.
+// failure persisted as a wait, then run again). The primary's longest turn is read from its
+// event loop's delay (lib/loop-delay.cjs, preloaded: perf_hooks at 1 ms resolution, per
+// second, from the first job due to the last done); STAT is asked every 10 ms meanwhile, its
+// round trip (client -> worker -> primary -> worker -> client) what a client sees. Memory
+// mode, as the other fire rows.
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LineClient, stat } from '../../test/helpers/client.ts';
 import { sleep, wallMs, withDaemon } from '../lib/harness.ts';
 import { loadSets } from '../lib/pipeline.ts';
@@ -17,13 +21,17 @@ const CONNECTIONS = 4;
 const SPACING_NS = 500_000n;
 const POLL_MS = 10;
 
-interface Run { readonly seconds: number; readonly executed: number; readonly failed: number; readonly statMaxMs: number; readonly statP99Ms: number; readonly requests: number }
+const PRELOAD = fileURLToPath(new URL('../lib/loop-delay.cjs', import.meta.url));
+
+interface Run { readonly turnMaxMs: number; readonly gcMaxMs: number; readonly seconds: number; readonly executed: number; readonly failed: number; readonly statMaxMs: number; readonly statP99Ms: number; readonly requests: number }
 
 async function run(options: string): Promise<Run> {
+  const delays = join(process.env['TMPDIR'] ?? '/tmp', `tickd-bench-loop-${process.pid}-${Date.now()}.txt`);
   const sink = await HttpSink.start();
   sink.statusOf = (n) => (n % 2 === 0 ? 500 : 204);
   try {
-    return await withDaemon('retries', { config: { database: { persistence: 'memory' } } }, async (daemon) => {
+    const env = { NODE_OPTIONS: `--require ${PRELOAD}`, TICKD_BENCH_LOOP_DELAY: delays };
+    return await withDaemon('retries', { env, config: { database: { persistence: 'memory' } } }, async (daemon) => {
       await command(daemon.tcp, `RULE SET r r. ${options}http POST ${sink.url}`);
       const dueMs = Math.ceil((Date.now() + 2000) / 1000) * 1000;
       const per = COUNT / CONNECTIONS;
@@ -40,7 +48,12 @@ async function run(options: string): Promise<Run> {
           const failed = Number(s.get('jobs_failed'));
           if (executed + failed >= COUNT) {
             trips.sort((a, b) => a - b);
-            return { seconds: (now - dueMs) / 1000, executed, failed, statMaxMs: trips.at(-1) ?? 0, statP99Ms: trips[Math.floor(trips.length * 0.99)] ?? 0, requests: sink.received };
+            // The seconds from the first job due to the last done (each line closes a second).
+            const lines = readFileSync(delays, 'utf8').trim().split('\n').map((l) => l.split(' '));
+            const turns = lines.filter((l) => l[1] !== 'gc').map((l) => l.map(Number))
+              .filter(([at]) => at! > dueMs + 1000 && at! <= now + 1000).map(([, max]) => max!);
+            const gcs = lines.filter((l) => l[1] === 'gc' && Number(l[0]) >= dueMs && Number(l[0]) <= now).map((l) => Number(l[2]));
+            return { turnMaxMs: Math.max(...turns), gcMaxMs: Math.max(0, ...gcs), seconds: (now - dueMs) / 1000, executed, failed, statMaxMs: trips.at(-1) ?? 0, statP99Ms: trips[Math.floor(trips.length * 0.99)] ?? 0, requests: sink.received };
           }
           if (now > dueMs + 120_000) throw new Error(`only ${executed + failed} of ${COUNT} jobs done after 120 s`);
           await sleep(POLL_MS);
@@ -51,11 +64,12 @@ async function run(options: string): Promise<Run> {
     });
   } finally {
     await sink.close();
+    rmSync(delays, { force: true });
   }
 }
 
 const describe = (r: Run): string =>
-  `${r.executed} executed, ${r.failed} failed, ${r.requests} requests in ${r.seconds.toFixed(1)} s; STAT round trip p99 ${r.statP99Ms.toFixed(1)} ms, max ${r.statMaxMs.toFixed(1)} ms`;
+  `primary's longest turn (event loop delay, 1 ms resolution) ${r.turnMaxMs.toFixed(1)} ms, its longest garbage collection ${r.gcMaxMs.toFixed(1)} ms; ${r.executed} executed, ${r.failed} failed, ${r.requests} requests in ${r.seconds.toFixed(1)} s; STAT round trip p99 ${r.statP99Ms.toFixed(1)} ms, max ${r.statMaxMs.toFixed(1)} ms`;
 
 export const row: Row = {
   name: 'retries',
@@ -66,8 +80,8 @@ export const row: Row = {
     const retried = await run('retry.attempts=3 retry.backoff=fixed retry.delay=1s ');
     opts.progress(`  with 3 attempts: ${describe(retried)}`);
     const figures: Figure[] = [
-      { label: 'STAT round trip, max, without a retry policy (half the requests fail)', value: none.statMaxMs, unit: 'ms', digits: 1, note: describe(none) },
-      { label: 'STAT round trip, max, with 3 attempts a second apart (every failure a persisted wait)', value: retried.statMaxMs, unit: 'ms', digits: 1, target: { op: '<=', value: 10 }, note: describe(retried) },
+      { label: 'primary\'s longest turn, without a retry policy (half the requests fail)', value: none.turnMaxMs, unit: 'ms', digits: 1, note: describe(none) },
+      { label: 'primary\'s longest turn, with 3 attempts a second apart (every failure a persisted wait)', value: retried.turnMaxMs, unit: 'ms', digits: 1, target: { op: '<=', value: 10 }, note: describe(retried) },
     ];
     return figures;
   },

@@ -24,8 +24,13 @@ import { RetryTimers } from './retry-timers.ts';
 import type { RuleStore } from '../store/rules.ts';
 import type { Starts } from './starts.ts';
 
-/** Retries started per step at most: the rest on the next (a burst of retries is sliced like a burst of due jobs). */
+/**
+ * Retries offered per step at most, by count and by time (checked every RETRY_CHUNK): the rest
+ * on the next step, as a burst of due jobs is sliced (firing.ts).
+ */
 const RETRY_SLICE = 256;
+const RETRY_SLICE_MS = 1;
+const RETRY_CHUNK = 32;
 
 export interface RetryingParts {
   readonly changes: Changes;
@@ -72,17 +77,23 @@ export class Retrying {
     return true;
   }
 
-  /** Offers the retries due at `nowNs` (a slice); true when more were due. */
+  /** Offers the retries due at `nowNs`, a slice (RETRY_SLICE, or RETRY_SLICE_MS); true when more were due. */
   fireDue(nowNs: bigint): boolean {
     const next = this.timers.next();
     if (next === undefined || next > nowNs) return false;
     const { jobs, rules, starts } = this.p;
-    for (const e of this.timers.takeDue(nowNs, RETRY_SLICE)) {
-      const job = jobs.get(e.id);
-      if (job === undefined || job.status !== 'triggered' || job.retryAt !== e.at) continue; // SET, REMOVEd or re-armed since
-      const rule = rules.match(job.id);
-      if (rule === undefined) this.p.noRule(job, nowNs);
-      else starts.offer(job, rule, 'retry', (job.attempt ?? 1) + 1, e.at, nowNs);
+    const started = performance.now();
+    for (let offered = 0; offered < RETRY_SLICE && (offered === 0 || performance.now() - started < RETRY_SLICE_MS);) {
+      const chunk = this.timers.takeDue(nowNs, RETRY_CHUNK);
+      if (chunk.length === 0) break;
+      offered += chunk.length;
+      for (const e of chunk) {
+        const job = jobs.get(e.id);
+        if (job === undefined || job.status !== 'triggered' || job.retryAt !== e.at) continue; // SET, REMOVEd or re-armed since
+        const rule = rules.match(job.id);
+        if (rule === undefined) this.p.noRule(job, nowNs);
+        else starts.offer(job, rule, 'retry', (job.attempt ?? 1) + 1, e.at, nowNs);
+      }
     }
     const after = this.timers.next();
     return after !== undefined && after <= nowNs;
