@@ -3,18 +3,21 @@
 // checks that the job failed and plans it in the same step: nothing another client does can
 // slip between the two. A job that is not failed is refused by the daemon, in its words.
 //
-// RETRY answers `OK` alone, as SET does: the time shown is this machine's now, which the
-// daemon's own clock (the one that planned the job) can differ from by the round trip and by
-// any skew; `job get` shows the exact time.
+// RETRY answers as GET does, `OK planned <ns>`: the time the daemon planned it at, by its clock.
 import { expectOk, type Prepare } from './context.ts';
+import { ConnectionError } from './errors.ts';
 import { checkId, printJob } from './job-commands.ts';
+import { parseJobBody } from './replies.ts';
 import { single } from './requests.ts';
 
-export const jobRetry: Prepare = (args, input) => {
+export const jobRetry: Prepare = (args) => {
   const id = checkId('job', args[0]!);
   return async (ctx) => {
-    expectOk(await single(await ctx.client(), `RETRY ${id}`));
-    printJob(ctx, { id, status: 'planned', execution: input.nowNs }, 'OK');
+    const client = await ctx.client();
+    const body = expectOk(await single(client, `RETRY ${id}`));
+    const job = parseJobBody(id, body);
+    if (job === null) throw new ConnectionError(`unexpected answer to RETRY from ${client.endpoint.text}: ${JSON.stringify(body)}`);
+    printJob(ctx, job, `OK ${body}`);
     return 0;
   };
 };

@@ -129,15 +129,6 @@ export function formatReply(requestId: string, reply: Reply): string {
 
 const DONE: Reply = { ok: true, kind: 'done' };
 
-/**
- * The response to a command the session dispatched: its reply, except where the instruction
- * answers less than the command replies. RETRY's command replies with the job it planned (what
- * POST /jobs/{id}/retry shows); the instruction answers `OK`, as SET does.
- */
-export function formatAnswer(requestId: string, cmd: Command, reply: Reply): string {
-  return formatReply(requestId, cmd.op === 'job.retry' && reply.ok ? DONE : reply);
-}
-
 export function formatAuthOk(): string {
   return 'OK\n';
 }

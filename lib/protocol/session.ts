@@ -21,7 +21,7 @@ import { LineFramer } from './framer.ts';
 import { Listing } from './listing.ts';
 import { tokenize } from './tokenize.ts';
 import { parseLine } from './parse.ts';
-import { formatAnswer, formatAuthOk, formatPreAuthError, formatReply, formatTooLong } from './format.ts';
+import { formatAuthOk, formatPreAuthError, formatReply, formatTooLong } from './format.ts';
 
 export interface Transport {
   write(text: string): void;
@@ -220,7 +220,7 @@ export class Session {
     this.opts.dispatch(scoped, (reply) => {
       this.outstanding--;
       if (!this.closed) {
-        this.slots[slot - this.base] = formatAnswer(rid, scoped, reply);
+        this.slots[slot - this.base] = formatReply(rid, reply);
         this.report(rid, instruction, started, reply.ok);
       }
       this.queueFlush();

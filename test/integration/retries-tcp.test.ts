@@ -64,11 +64,12 @@ describe('ATTEMPTS and RETRY over TCP', function () {
     expect(second!.started - first!.started < 10_000n * MS).to.equal(true);
   });
 
-  it('RETRY answers OK and runs a failed job again, its policy afresh; its history stays beside the new attempts', async () => {
+  it('RETRY answers as GET, with the time it planned the job at, and runs a failed job again, its policy afresh; its history stays beside the new attempts', async () => {
     expect(await jobStatus(client, 'f.1')).to.equal('failed');
     const before = nowNs();
-    expect(await client.request('r', 'RETRY f.1')).to.deep.equal(['r OK']);
-    const execution = BigInt((await client.request('g', 'GET f.1'))[0]!.split(' ')[3]!);
+    const [answer] = await client.request('r', 'RETRY f.1');
+    expect(answer).to.match(/^r OK planned \d+$/);
+    const execution = BigInt(answer!.split(' ')[3]!);
     expect(execution >= before && execution <= nowNs() + MS, String(execution)).to.equal(true);
     await waitFor(async () => (await attempts('f.1')).length === 4 && (await jobStatus(client, 'f.1')) === 'failed', 20_000, 'f.1 failed again');
     const history = await attempts('f.1');

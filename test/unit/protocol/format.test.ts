@@ -2,7 +2,7 @@
 // RULE SET round trip through the real tokenizer and parser.
 import { expect } from 'chai';
 import {
-  formatAnswer, formatAuthOk, formatPreAuthError, formatReply, formatRuleArgs, formatTooLong, quoteArg, runnerTokens,
+  formatAuthOk, formatPreAuthError, formatReply, formatRuleArgs, formatTooLong, quoteArg, runnerTokens,
 } from '../../../lib/protocol/format.ts';
 import { tokenize } from '../../../lib/protocol/tokenize.ts';
 import { parseLine } from '../../../lib/protocol/parse.ts';
@@ -82,13 +82,10 @@ describe('protocol/format', () => {
       expect(formatReply('h', { ok: true, kind: 'job', job, attempts: [{ ...attempts[0]!, outcome: { kind: 'delivered' } }] })).to.equal('h 1 101 1 0 5 success delivered\nh OK\n');
     });
 
-    it('formatAnswer: RETRY answers OK whatever job its command replies with; errors and other commands as formatReply', () => {
+    it('RETRY\'s reply, the job it planned, is written as GET writes a job: the daemon\'s own time', () => {
       const job: Job = { id: 'p.a', execution: 100n, status: 'planned' };
-      const retry = { op: 'job.retry', id: 'p.a' } as const;
-      expect(formatAnswer('r', retry, { ok: true, kind: 'job', job })).to.equal('r OK\n');
-      expect(formatAnswer('r', retry, notFound('job', 'p.a'))).to.equal('r ERROR not_found job "p.a" does not exist\n');
-      expect(formatAnswer('g', { op: 'job.get', id: 'p.a' }, { ok: true, kind: 'job', job })).to.equal('g OK planned 100\n');
-      expect(formatAnswer('s', { op: 'job.set', id: 'p.a', execution: 100n }, { ok: true, kind: 'done' })).to.equal('s OK\n');
+      expect(formatReply('r', { ok: true, kind: 'job', job })).to.equal('r OK planned 100\n');
+      expect(formatReply('r', notFound('job', 'p.a'))).to.equal('r ERROR not_found job "p.a" does not exist\n');
     });
 
     it('jobs: one line per job then OK; empty list is only OK', () => {

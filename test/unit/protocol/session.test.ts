@@ -123,7 +123,7 @@ describe('protocol/session', () => {
       expect(h.pending.map((p) => p.cmd)).to.deep.equal([{ op: 'stat' }, { op: 'job.set', id: 'a.x', execution: 5n }]);
     });
 
-    it('ATTEMPTS and RETRY are scoped like GET: denied outside, dispatched inside; RETRY\'s job reply is written OK', async () => {
+    it('ATTEMPTS and RETRY are scoped like GET: denied outside, dispatched inside; RETRY\'s job reply is written as GET\'s', async () => {
       const h = harness(TOKENS);
       h.feed('AUTH secret-a\n1 ATTEMPTS b.x\n2 RETRY b.x\n3 ATTEMPTS a.x\n4 RETRY a.x\n');
       expect(h.written()).to.equal('OK\n1 ERROR auth_denied insufficient namespace scope\n2 ERROR auth_denied insufficient namespace scope\n');
@@ -132,7 +132,7 @@ describe('protocol/session', () => {
       h.pending[0]!.answer({ ok: true, kind: 'job', job, attempts: [] });
       h.pending[1]!.answer({ ok: true, kind: 'job', job });
       await settled();
-      expect(h.written()).to.match(/\n3 OK\n4 OK\n$/);
+      expect(h.written()).to.match(/\n3 OK\n4 OK planned 7\n$/);
     });
 
     it('argument errors are reported before the namespace check', () => {
