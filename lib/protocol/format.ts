@@ -10,7 +10,7 @@
 //   line intact but does not paste back to the same byte.
 // - Lists are built as arrays and joined once per page (lib/domain/page.ts): a page of
 //   thousands of jobs is one join, not repeated concatenation of a growing string.
-import type { Command, Reply } from '../domain/command.ts';
+import type { Reply } from '../domain/command.ts';
 import { describeOutcome, outcomeSucceeded, type Attempt } from '../domain/attempt.ts';
 import type { Job } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
@@ -126,8 +126,6 @@ export function formatReply(requestId: string, reply: Reply): string {
     }
   }
 }
-
-const DONE: Reply = { ok: true, kind: 'done' };
 
 export function formatAuthOk(): string {
   return 'OK\n';
