@@ -48,7 +48,7 @@ export function readRetry(fields: Readonly<Record<string, unknown>>): PolicyResu
   for (const name of Object.keys(fields)) {
     if (!(RETRY_FIELDS as readonly string[]).includes(name)) return refuse(name, `unknown field (known: ${RETRY_FIELDS.join(', ')})`);
   }
-  const attempts = integer(fields['attempts']);
+  const attempts = readInteger(fields['attempts']);
   if (attempts === null || attempts < 1 || attempts > MAX_ATTEMPTS) return refuse('attempts', `must be an integer from 1 to ${MAX_ATTEMPTS} (every run counts, the first included)`);
   const backoff = fields['backoff'] ?? 'exponential';
   if (backoff !== 'fixed' && backoff !== 'exponential') return refuse('backoff', 'must be fixed or exponential');
@@ -129,13 +129,19 @@ export function retryAfterNs(header: string | undefined, nowMs: number): bigint 
   return at <= nowMs ? 0n : BigInt(at - nowMs) * 1_000_000n;
 }
 
-function integer(v: unknown): number | null {
+/** An integer given as a JSON number or as decimal text (a TCP option's value); null otherwise. */
+export function readInteger(v: unknown): number | null {
   const n = typeof v === 'string' && /^[0-9]{1,10}$/.test(v) ? Number(v) : v;
   return typeof n === 'number' && Number.isInteger(n) ? n : null;
 }
 
+/**
+ * A finite number given as a JSON number or as text written as JavaScript writes numbers (any
+ * precision, an exponent: `1.0000001`, `1e-7`), so that what LISTRULES writes of a factor or a
+ * jitter that came as JSON reads back; null otherwise.
+ */
 function number(v: unknown): number | null {
-  const n = typeof v === 'string' && /^[0-9]{1,6}(\.[0-9]{1,6})?$/.test(v) ? Number(v) : v;
+  const n = typeof v === 'string' && v.length <= 32 && /^[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?$/.test(v) ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) ? n : null;
 }
 

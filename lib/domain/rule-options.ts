@@ -8,7 +8,7 @@
 // A rule without options is exactly a rule of today: `options` is absent (never an empty
 // object), so its record stays ztick's (type 1) and nothing is added to its jobs.
 import { DURATION_FORM, formatDuration, parseDurationNs } from './duration.ts';
-import { readRetry, RETRY_FIELDS, type RetryPolicy } from './retry-policy.ts';
+import { readInteger, readRetry, RETRY_FIELDS, type RetryPolicy } from './retry-policy.ts';
 
 export interface RateLimit {
   readonly limit: number;
@@ -47,7 +47,7 @@ export function readRuleOptions(retry: unknown, concurrency: unknown, rate: unkn
     out.retry = r.policy;
   }
   if (concurrency !== undefined) {
-    const n = integer(concurrency);
+    const n = readInteger(concurrency);
     if (n === null || n < 1 || n > MAX_CONCURRENCY) return refuse('concurrency', `must be an integer from 1 to ${MAX_CONCURRENCY}`);
     out.concurrency = n;
   }
@@ -57,7 +57,7 @@ export function readRuleOptions(retry: unknown, concurrency: unknown, rate: unkn
     for (const name of Object.keys(fields)) {
       if (!(RATE_FIELDS as readonly string[]).includes(name)) return refuse(`rate.${name}`, `unknown field (known: ${RATE_FIELDS.join(', ')})`);
     }
-    const limit = integer(fields['limit']);
+    const limit = readInteger(fields['limit']);
     if (limit === null || limit < 1 || limit > MAX_RATE_LIMIT) return refuse('rate.limit', `must be an integer from 1 to ${MAX_RATE_LIMIT}`);
     const perText = fields['per'];
     if (perText === undefined) return refuse('rate.per', 'is required with rate.limit');
@@ -74,7 +74,7 @@ export function readRuleOptions(retry: unknown, concurrency: unknown, rate: unkn
  * members are.
  */
 export function readOptionTokens(tokens: readonly string[]): OptionsResult {
-  let retry: Record<string, string | number> | undefined;
+  let retry: Record<string, string> | undefined;
   let rate: Record<string, string> | undefined;
   let concurrency: string | undefined;
   const seen = new Set<string>();
@@ -86,7 +86,7 @@ export function readOptionTokens(tokens: readonly string[]): OptionsResult {
     seen.add(name);
     const value = token.slice(eq + 1);
     if (name === 'concurrency') concurrency = value;
-    else if (name.startsWith('retry.')) (retry ??= {})[name.slice(6)] = FRACTIONAL.has(name) ? decimal(value) : value;
+    else if (name.startsWith('retry.')) (retry ??= {})[name.slice(6)] = value;
     else (rate ??= {})[name.slice(5)] = value;
   }
   if (retry !== undefined && retry['attempts'] === undefined) return refuse('retry.attempts', 'is required with any other retry option');
@@ -131,21 +131,4 @@ export function optionsToJson(options: RuleOptions | undefined): Record<string, 
   if (options.concurrency !== undefined) out['concurrency'] = options.concurrency;
   if (options.rate !== undefined) out['rate'] = { limit: options.rate.limit, per: formatDuration(options.rate.per) };
   return out;
-}
-
-/** Options whose value is a fraction: JavaScript writes them as it writes numbers (`1.0000001`, `1e-7`). */
-const FRACTIONAL: ReadonlySet<string> = new Set(['retry.factor', 'retry.jitter']);
-
-/**
- * A factor or jitter as a number when it is written as one: optionTokens writes what JSON gave
- * (any precision, an exponent for a tiny jitter), which readRetry's text form (six decimals at
- * most) would refuse, and LISTRULES must read back. Anything else stays text for readRetry to refuse.
- */
-function decimal(text: string): string | number {
-  return text.length <= 32 && /^[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?$/.test(text) ? Number(text) : text;
-}
-
-function integer(v: unknown): number | null {
-  const n = typeof v === 'string' && /^[0-9]{1,10}$/.test(v) ? Number(v) : v;
-  return typeof n === 'number' && Number.isInteger(n) ? n : null;
 }

@@ -23,6 +23,7 @@ import type { RuleStore } from '../store/rules.ts';
 import type { ExecutionResults } from './results.ts';
 import { RuleLimits } from './rule-limits.ts';
 import { Retrying } from './retrying.ts';
+import { inSlice } from './slice.ts';
 import { Starts, type Dispatch } from './starts.ts';
 
 export type { Dispatch, RunInfo } from './starts.ts';
@@ -86,10 +87,7 @@ export class Firing {
 
   constructor(parts: FiringParts) {
     this.p = parts;
-    const noRule = (job: Job, nowNs: bigint): void => {
-      this.p.changes.setStatus(job.id, 'failed');
-      this.noRule(job, nowNs);
-    };
+    const noRule = (job: Job, nowNs: bigint): void => this.failNoRule(job, nowNs);
     this.starts = new Starts({
       changes: parts.changes, jobs: parts.jobs, rules: parts.rules, limits: this.limits, dispatch: parts.dispatch, newAttemptId,
       mono: parts.mono ?? (() => process.hrtime.bigint()), fired: (job, nowNs) => parts.observer?.fired(job, 'triggered', nowNs), noRule,
@@ -139,7 +137,9 @@ export class Firing {
     return this.limits.clear().filter((w) => w.kind === 'due').map((w) => w.job.id);
   }
 
-  private noRule(job: Job, nowNs: bigint): void {
+  /** A job come due (or waiting) that no rule matches: failed, with its attempt record. */
+  private failNoRule(job: Job, nowNs: bigint): void {
+    this.p.changes.setStatus(job.id, 'failed');
     const attempt = noRuleAttempt(job, nowNs);
     this.p.attempts?.record(job.id, attempt);
     this.p.observer?.finished(job.id, false, attempt);
@@ -150,25 +150,18 @@ export class Firing {
     const { changes, jobs } = this.p;
     const next = jobs.nextDue();
     if (next === undefined || next > nowNs) return false; // the idle tick: one comparison
-    const started = performance.now();
-    for (let fired = 0; fired < FIRE_SLICE && (fired === 0 || performance.now() - started < FIRE_SLICE_MS);) {
-      const chunk = changes.takeDue(nowNs, Math.min(FIRE_CHUNK, FIRE_SLICE - fired));
-      if (chunk.length === 0) break;
-      fired += chunk.length;
-      this.fireChunk(chunk, nowNs);
-    }
+    inSlice(FIRE_SLICE, FIRE_CHUNK, FIRE_SLICE_MS, (n) => changes.takeDue(nowNs, n), (chunk) => this.fireChunk(chunk, nowNs));
     const after = jobs.nextDue();
     return after !== undefined && after <= nowNs;
   }
 
   private fireChunk(chunk: readonly Job[], nowNs: bigint): void {
-    const { changes, rules, observer } = this.p;
+    const { rules, observer } = this.p;
     for (const job of chunk) {
       const rule = rules.match(job.id);
       if (rule === undefined) {
-        changes.setStatus(job.id, 'failed');
         observer?.fired(job, 'no-rule', nowNs);
-        this.noRule(job, nowNs);
+        this.failNoRule(job, nowNs);
         continue;
       }
       this.starts.offer(job, rule, 'due', 1, job.execution, nowNs);
@@ -191,8 +184,7 @@ export class Firing {
       }
       const rule = rules.match(job.id);
       if (rule === undefined) {
-        changes.setStatus(job.id, 'failed');
-        this.noRule(job, nowNs);
+        this.failNoRule(job, nowNs);
         continue;
       }
       // The same attempt again, under its number: its execution key is the one it had.

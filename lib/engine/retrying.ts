@@ -21,6 +21,7 @@ import { delayAfter, worthRetrying } from '../domain/retry-policy.ts';
 import type { Changes, ReadonlyJobs } from './changes.ts';
 import type { ExecutionResult } from './results.ts';
 import { RetryTimers } from './retry-timers.ts';
+import { inSlice } from './slice.ts';
 import type { RuleStore } from '../store/rules.ts';
 import type { Starts } from './starts.ts';
 
@@ -45,8 +46,7 @@ export interface RetryingParts {
 /** The receiver's Retry-After, if the outcome carries one (the http runner reads it on 429 and 503). */
 function retryAfterOf(o: AttemptOutcome): bigint | null {
   if (o.kind !== 'http_response') return null;
-  const ms = (o as { readonly retryAfterMs?: number }).retryAfterMs;
-  return ms === undefined ? null : BigInt(Math.round(ms)) * 1_000_000n;
+  return o.retryAfterMs === undefined ? null : BigInt(Math.round(o.retryAfterMs)) * 1_000_000n;
 }
 
 export class Retrying {
@@ -82,11 +82,7 @@ export class Retrying {
     const next = this.timers.next();
     if (next === undefined || next > nowNs) return false;
     const { jobs, rules, starts } = this.p;
-    const started = performance.now();
-    for (let offered = 0; offered < RETRY_SLICE && (offered === 0 || performance.now() - started < RETRY_SLICE_MS);) {
-      const chunk = this.timers.takeDue(nowNs, RETRY_CHUNK);
-      if (chunk.length === 0) break;
-      offered += chunk.length;
+    inSlice(RETRY_SLICE, RETRY_CHUNK, RETRY_SLICE_MS, (n) => this.timers.takeDue(nowNs, n), (chunk) => {
       for (const e of chunk) {
         const job = jobs.get(e.id);
         if (job === undefined || job.status !== 'triggered' || job.retryAt !== e.at) continue; // SET, REMOVEd or re-armed since
@@ -94,7 +90,7 @@ export class Retrying {
         if (rule === undefined) this.p.noRule(job, nowNs);
         else starts.offer(job, rule, 'retry', (job.attempt ?? 1) + 1, e.at, nowNs);
       }
-    }
+    });
     const after = this.timers.next();
     return after !== undefined && after <= nowNs;
   }
