@@ -11,18 +11,24 @@
 //   schedules holds no record that needs it, and stays readable by a format-2 tickd.
 // - format 4: retries and limits (type 7, a job with retry state; type 8, a rule with
 //   options). A log without them stays readable by a format-3 tickd.
+// - format 5: a retry policy's failure classes (`retry.on`: bit 3 of a type 8 record's option
+//   flags, and the classes after the other options). A type 8 record without them still needs
+//   4 only, so a log that does not use `on` stays readable by a format-4 tickd.
 //
 // A future kind of record (or a new meaning for a byte of an existing one) raises
 // FORMAT_VERSION; only the records that need it say so, so a log that does not use it stays
 // readable by older tickd.
 
-export const FORMAT_VERSION = 4;
+export const FORMAT_VERSION = 5;
 
 /** The format that adds schedule records. */
 export const SCHEDULES_FORMAT = 3;
 
 /** The format that adds a job's retry state and a rule's options. */
 export const RETRIES_FORMAT = 4;
+
+/** The format that adds a retry policy's failure classes (`retry.on`) to a rule's options. */
+export const RETRY_ON_FORMAT = 5;
 
 /** ztick's format: records of type 0 to 3 only, no extension records. */
 export const ZTICK_FORMAT = 1;

@@ -1,8 +1,8 @@
 // A rule's retry policy (issue 38; the HTTP shape `"retry": {"attempts", "backoff", "delay",
-// "factor", "max_delay", "jitter"}`): reading it, the delay before each next attempt, and which
-// outcomes are worth another attempt. Pure: the engine persists the attempt number and the
-// next attempt's time, and asks here only for durations. (Not wired in yet: the rule's options,
-// the engine's waiting jobs, the log records and the interfaces are issue 38's next steps.)
+// "factor", "max_delay", "jitter", "on"}`): reading it, the delay before each next attempt, and
+// which outcomes are worth another attempt (the classes of `on`, retry-on.ts). Pure: the
+// engine persists the attempt number and the next attempt's time, and asks here only for
+// durations and decisions.
 //
 // - `attempts` counts every run, the first included: 1 means no retry.
 // - The delay of attempt k+1 is counted from the end of attempt k. `fixed`: always `delay`;
@@ -10,9 +10,11 @@
 //   0 to 1) moves it by up to that fraction either way, drawn once per attempt (the engine keeps
 //   the time it drew), never beyond `max_delay`.
 // - A Retry-After header (HTTP 429 and 503) replaces the computed delay when it is longer, still
-//   capped by `max_delay`: the receiver knows when it will be back.
+//   capped by `max_delay`: the receiver knows when it will be back. It applies only when `on`
+//   retries that response: it says when to come back, not whether to.
 import type { AttemptOutcome } from './attempt.ts';
 import { DURATION_FORM, formatDuration, parseDurationNs } from './duration.ts';
+import { DEFAULT_RETRY_ON, inRetryClasses, readRetryOn, type RetryClass } from './retry-on.ts';
 
 export type Backoff = 'fixed' | 'exponential';
 
@@ -25,6 +27,8 @@ export interface RetryPolicy {
   readonly maxDelay: bigint;
   /** 0 to 1: a fraction of the delay. */
   readonly jitter: number;
+  /** The failure classes retried, as given; absent: DEFAULT_RETRY_ON (and the member is left out, never undefined). */
+  readonly on?: readonly RetryClass[];
 }
 
 export const MAX_ATTEMPTS = 1000;
@@ -33,7 +37,7 @@ const DAY = 86_400_000_000_000n;
 const MAX_DELAY = 7n * DAY;
 /** What `max_delay` is when not given: an hour, as most peers cap theirs. */
 export const DEFAULT_MAX_DELAY = 3_600_000_000_000n;
-export const RETRY_FIELDS = ['attempts', 'backoff', 'delay', 'factor', 'max_delay', 'jitter'] as const;
+export const RETRY_FIELDS = ['attempts', 'backoff', 'delay', 'factor', 'max_delay', 'jitter', 'on'] as const;
 
 export type PolicyResult = { readonly policy: RetryPolicy } | { readonly field: string; readonly error: string };
 
@@ -66,7 +70,10 @@ export function readRetry(fields: Readonly<Record<string, unknown>>): PolicyResu
   if (factor === null || factor < 1 || factor > MAX_FACTOR) return refuse('factor', `must be a number from 1 to ${MAX_FACTOR}`);
   const jitter = fields['jitter'] === undefined ? 0 : number(fields['jitter']);
   if (jitter === null || jitter < 0 || jitter > 1) return refuse('jitter', 'must be a number from 0 to 1 (a fraction of the delay)');
-  return { policy: { attempts, backoff, delay, factor, maxDelay, jitter } };
+  const policy = { attempts, backoff, delay, factor, maxDelay, jitter } as const;
+  if (fields['on'] === undefined) return { policy };
+  const on = readRetryOn(fields['on']);
+  return typeof on === 'string' ? refuse('on', on) : { policy: { ...policy, on } };
 }
 
 /**
@@ -90,29 +97,15 @@ export function delayAfter(p: RetryPolicy, k: number, unit: number, retryAfterNs
 }
 
 /**
- * Whether a failed attempt is worth another (to be written into the manual with the rest): a process that
- * exited non-zero or was killed; HTTP 5xx, 429 and 408, and no response at all, but not another
- * 4xx (the request itself is wrong: sending it again changes nothing); a broker's error; a
- * runner that could not run. Not a process that could not be started (a missing or not
- * executable file is a rule to fix), nor a job no rule matched.
+ * Whether a failed attempt is worth another under a policy whose `on` is `on`: its outcome is in
+ * one of those classes, or without `on` in DEFAULT_RETRY_ON (a process that exited non-zero or
+ * was killed; HTTP 5xx, 429 and 408, and no response at all, but not another 4xx: the request
+ * itself is wrong, sending it again changes nothing; a broker's error; a runner that could not
+ * run). Never a process that could not be started (a missing or not executable file is a rule
+ * to fix), nor a job no rule matched: no class holds them.
  */
-export function worthRetrying(o: AttemptOutcome): boolean {
-  switch (o.kind) {
-    case 'exit': return o.status !== 0;
-    case 'signal': return true;
-    case 'http_response': return o.status >= 500 || o.status === 429 || o.status === 408;
-    case 'network_error': return true;
-    case 'broker_error': return true;
-    case 'runner_error': return true;
-    case 'spawn_error': return false;
-    case 'no_rule': return false;
-    case 'delivered': return false;
-    case 'aborted': return false;
-    default: {
-      const never: never = o;
-      return never;
-    }
-  }
+export function worthRetrying(o: AttemptOutcome, on: readonly RetryClass[] = DEFAULT_RETRY_ON): boolean {
+  return inRetryClasses(on, o);
 }
 
 /**

@@ -2,13 +2,17 @@
 // how many run at once, how many start in a sliding window. The HTTP rule object carries them
 // as `"retry": {...}`, `"concurrency": N`, `"rate": {"limit": N, "per": "1s"}`; RULE SET as
 // `key=value` options between the pattern and the runner kind, with the same names
-// (`retry.attempts=5 concurrency=4 rate.limit=10 rate.per=1s`). Both are read here, into one
-// shape, so that the two interfaces refuse the same things with the same words.
+// (`retry.attempts=5 concurrency=4 rate.limit=10 rate.per=1s`); the one list, `retry.on`, is
+// a JSON array over HTTP and comma-separated over TCP (`retry.on=5xx,429,network`). Both are
+// read here, into one shape, so that the two interfaces refuse the same things with the same
+// words.
 //
 // A rule without options is exactly a rule of today: `options` is absent (never an empty
 // object), so its record stays ztick's (type 1) and nothing is added to its jobs.
 import { DURATION_FORM, formatDuration, parseDurationNs } from './duration.ts';
+import { RETRIES_FORMAT, RETRY_ON_FORMAT } from './format.ts';
 import { readInteger, readRetry, RETRY_FIELDS, type RetryPolicy } from './retry-policy.ts';
+import { retryClassText } from './retry-on.ts';
 
 export interface RateLimit {
   readonly limit: number;
@@ -74,7 +78,7 @@ export function readRuleOptions(retry: unknown, concurrency: unknown, rate: unkn
  * members are.
  */
 export function readOptionTokens(tokens: readonly string[]): OptionsResult {
-  let retry: Record<string, string> | undefined;
+  let retry: Record<string, string | string[]> | undefined;
   let rate: Record<string, string> | undefined;
   let concurrency: string | undefined;
   const seen = new Set<string>();
@@ -86,6 +90,7 @@ export function readOptionTokens(tokens: readonly string[]): OptionsResult {
     seen.add(name);
     const value = token.slice(eq + 1);
     if (name === 'concurrency') concurrency = value;
+    else if (name === 'retry.on') (retry ??= {})['on'] = value === '' ? [] : value.split(',');
     else if (name.startsWith('retry.')) (retry ??= {})[name.slice(6)] = value;
     else (rate ??= {})[name.slice(5)] = value;
   }
@@ -97,8 +102,8 @@ export function readOptionTokens(tokens: readonly string[]): OptionsResult {
 /**
  * RULE SET's option tokens for `options` (LISTRULES), in OPTION_NAMES order. Backoff and
  * max_delay are always written (max_delay's default depends on the delay), factor only for
- * exponential backoff, delay and jitter only when they matter: the tokens read back as the same
- * options.
+ * exponential backoff, delay and jitter only when they matter, `on` only when set (its classes
+ * in the order given): the tokens read back as the same options.
  */
 export function optionTokens(options: RuleOptions | undefined): string[] {
   if (options === undefined) return [];
@@ -111,13 +116,14 @@ export function optionTokens(options: RuleOptions | undefined): string[] {
     if (r.backoff === 'exponential') out.push(`retry.factor=${r.factor}`);
     out.push(`retry.max_delay=${formatDuration(r.maxDelay)}`);
     if (r.jitter > 0) out.push(`retry.jitter=${r.jitter}`);
+    if (r.on !== undefined) out.push(`retry.on=${r.on.map(retryClassText).join(',')}`);
   }
   if (options.concurrency !== undefined) out.push(`concurrency=${options.concurrency}`);
   if (options.rate !== undefined) out.push(`rate.limit=${options.rate.limit}`, `rate.per=${formatDuration(options.rate.per)}`);
   return out;
 }
 
-/** The HTTP rule object's members for `options` (every retry field written out). */
+/** The HTTP rule object's members for `options` (every retry field written out; `on` only when set). */
 export function optionsToJson(options: RuleOptions | undefined): Record<string, unknown> {
   if (options === undefined) return {};
   const out: Record<string, unknown> = {};
@@ -126,9 +132,19 @@ export function optionsToJson(options: RuleOptions | undefined): Record<string, 
     out['retry'] = {
       attempts: r.attempts, backoff: r.backoff, delay: formatDuration(r.delay),
       ...(r.backoff === 'exponential' ? { factor: r.factor } : {}), max_delay: formatDuration(r.maxDelay), jitter: r.jitter,
+      ...(r.on !== undefined ? { on: r.on.map(retryClassText) } : {}),
     };
   }
   if (options.concurrency !== undefined) out['concurrency'] = options.concurrency;
   if (options.rate !== undefined) out['rate'] = { limit: options.rate.limit, per: formatDuration(options.rate.per) };
   return out;
+}
+
+/**
+ * The lowest logfile format whose readers read a rule with `options` (lib/domain/format.ts): a
+ * retry policy's `on` needs RETRY_ON_FORMAT, any other option RETRIES_FORMAT. So a log that
+ * does not use `on` stays readable by a tickd of format 4.
+ */
+export function optionsFormat(options: RuleOptions): number {
+  return options.retry?.on !== undefined ? RETRY_ON_FORMAT : RETRIES_FORMAT;
 }

@@ -1,16 +1,17 @@
 // What comes of an attempt's result (issue 38; tickd-protocol(7) RETRIES AND LIMITS): a failure
-// worth retrying (lib/domain/retry-policy.ts worthRetrying) under a rule whose policy has
-// attempts left makes the job wait for its next attempt, `triggered` with `retryAt`, persisted
-// with the attempt's number before anyone hears of it; anything else ends the job `executed`
-// or `failed`, keeping the number of its last attempt. When a retry comes due, the job is
-// offered to the rule that matches it then (starts.ts), as attempt k + 1.
+// worth retrying (lib/domain/retry-policy.ts worthRetrying: in one of the policy's `on`
+// classes, or its default ones) under a rule whose policy has attempts left makes the job
+// wait for its next attempt, `triggered` with `retryAt`, persisted with the attempt's number
+// before anyone hears of it; anything else ends the job `executed` or `failed`, keeping the
+// number of its last attempt. When a retry comes due, the job is offered to the rule that
+// matches it then (starts.ts), as attempt k + 1.
 //
 // - The policy is the one of the rule whose runner ran the attempt, as that rule is now: a
 //   rule removed meanwhile retries nothing more, a policy changed meanwhile applies from the
 //   next decision on.
 // - The delay of attempt k + 1 runs from the end of attempt k (its start plus its duration),
 //   so a slow failure does not eat its own backoff. A Retry-After the receiver sent (429 and
-//   503) stretches it, capped by max_delay.
+//   503) stretches it, capped by max_delay, when `on` retries that response at all.
 // - The attempt's number and its next time are durable (a job record of format 4): a kill -9
 //   between attempts keeps both, and the retry is armed again from the store at the next
 //   start (armAll) or take-over. A result is applied once (the attempt map of changes.ts): an
@@ -64,7 +65,7 @@ export class Retrying {
   retried(r: ExecutionResult, record: Attempt | undefined, nowNs: bigint): boolean {
     if (r.success || record === undefined || record.rule === null) return false;
     const policy = this.p.rules.get(record.rule)?.options?.retry;
-    if (policy === undefined || policy.attempts <= 1 || !worthRetrying(record.outcome)) return false;
+    if (policy === undefined || policy.attempts <= 1 || !worthRetrying(record.outcome, policy.on)) return false;
     const job = this.p.jobs.get(r.jobId);
     if (job === undefined) return false;
     const k = job.attempt ?? 1;

@@ -4,6 +4,7 @@
 // document they must stay exactly what the routes read and write; every example is checked
 // against its schema.
 import { MAX_ATTEMPTS } from '../domain/retry-policy.ts';
+import { MAX_RETRY_ON } from '../domain/retry-on.ts';
 import { MAX_CONCURRENCY, MAX_RATE_LIMIT } from '../domain/rule-options.ts';
 import type { JsonValue } from './json.ts';
 
@@ -18,7 +19,9 @@ const duration = (description: string, example: string): Obj =>
 
 // Bounds of lib/domain/retry-policy.ts that it does not export (factor, delays).
 const MAX_FACTOR = 100;
-const RETRY_DESCRIPTION = 'How a failed execution is tried again: on a non-zero exit or a signal, an HTTP 5xx, 429 or 408 or no response, a broker error, a runner that could not run; never on another 4xx, a process that cannot be started, nor a job no rule matched. While the job waits for its next attempt its status stays triggered and it carries `retry_at`.';
+const RETRY_DESCRIPTION = 'How a failed execution is tried again: on the failures `on` names; without it on a non-zero exit or a signal, an HTTP 5xx, 429 or 408 or no response, a broker error, a runner that could not run, and never on another 4xx. Never on a process that cannot be started, nor a job no rule matched. While the job waits for its next attempt its status stays triggered and it carries `retry_at`.';
+// A failure class of lib/domain/retry-on.ts: exit, exit:1 to exit:255, signal, 4xx, 5xx, 400 to 599, network, broker, runner.
+const RETRY_CLASS_PATTERN = '^(exit|exit:([1-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])|signal|4xx|5xx|[45][0-9][0-9]|network|broker|runner)$';
 
 const retryFields = (input: boolean): Obj => ({
   attempts: { type: 'integer', minimum: 1, maximum: MAX_ATTEMPTS, description: 'Runs in all, the first included: 1 means no retry.', examples: [5] },
@@ -27,6 +30,13 @@ const retryFields = (input: boolean): Obj => ({
   factor: { type: 'number', minimum: 1, maximum: MAX_FACTOR, ...(input && { default: 2 }), description: input ? 'exponential backoff only (refused with fixed).' : 'Present for exponential backoff only.' },
   max_delay: duration(`The longest wait, also for a Retry-After header (HTTP 429 and 503), which replaces a shorter computed wait. At most 7d.${input ? ' Default: 1h, or delay when longer.' : ''}`, '5m'),
   jitter: { type: 'number', minimum: 0, maximum: 1, ...(input && { default: 0 }), description: 'A fraction of each wait by which it is moved, at random, either way (never beyond max_delay).' },
+  on: {
+    type: 'array', minItems: 1, maxItems: MAX_RETRY_ON, uniqueItems: true,
+    items: { type: 'string', pattern: RETRY_CLASS_PATTERN },
+    description: 'The failures tried again, the whole list (it replaces the default): `exit` any non-zero exit status, `exit:N` that one (1 to 255), `signal` a process killed by a signal (shell, direct, awf); `4xx`, `5xx` an HTTP status of that class (5xx: any from 500), `NNN` that status (400 to 599); `network` no HTTP response; `broker` an amqp or redis broker error; `runner` a runner that could not run. '
+      + (input ? 'Absent: exit, signal, 5xx, 408, 429, network, broker, runner. An empty list, an unknown class or one given twice is refused (400).' : 'Present only when set, in the order it was given.'),
+    examples: [['5xx', '429', 'network']],
+  },
 });
 
 export const RULE_OPTION_SCHEMAS: Record<string, Obj> = {
@@ -56,11 +66,11 @@ export const JOB_RETRY_PROPERTIES: Obj = {
 // Examples, shared by the rule and job operations.
 export const RETRY_RULE_INPUT = {
   pattern: 'hooks.', runner: { type: 'http', method: 'POST', url: 'https://hooks.example.com/tickd' },
-  retry: { attempts: 5, delay: '1s', max_delay: '5m', jitter: 0.2 }, concurrency: 4, rate: { limit: 10, per: '1s' },
+  retry: { attempts: 5, delay: '1s', max_delay: '5m', jitter: 0.2, on: ['5xx', '429', 'network'] }, concurrency: 4, rate: { limit: 10, per: '1s' },
 };
 export const RETRY_RULE = {
   id: 'hooks.', ...RETRY_RULE_INPUT,
-  retry: { attempts: 5, backoff: 'exponential', delay: '1s', factor: 2, max_delay: '5m', jitter: 0.2 },
+  retry: { attempts: 5, backoff: 'exponential', delay: '1s', factor: 2, max_delay: '5m', jitter: 0.2, on: ['5xx', '429', 'network'] },
 };
 // Its second attempt failed at 1893484801 s; the third is due two seconds later (delay 1s, factor 2).
 export const WAITING_JOB = { id: 'hooks.order.7', status: 'triggered', execution: 1893484800000000000n, attempt: 2, retry_at: 1893484803000000000n };

@@ -17,7 +17,7 @@
 //                      0x07 id:str execution:i64 status:u8 attempt:u32 flags:u8 [retry_at:i64]
 //                           (needs 4)                      a job with retry state; 0x00 when
 //                                                              it has none (retry-codec.ts)
-//                      0x08 id:str pattern:str runner options (needs 4)
+//                      0x08 id:str pattern:str runner options (needs 4; 5 with retry.on)
 //                                                          a rule with options; 0x01 when it
 //                                                              has none (retry-codec.ts)
 //   runner  = 0x00 command:str                             shell
@@ -47,6 +47,7 @@ import { FIRST_EXTENSION_FORMAT, FORMAT_VERSION, readsFormat, RETRIES_FORMAT, SC
 import { JOB_STATUSES, statusCode } from '../domain/job.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
 import type { Rule } from '../domain/rule.ts';
+import { optionsFormat } from '../domain/rule-options.ts';
 import { HTTP_METHODS, REDIS_COMMANDS } from '../domain/runner-spec.ts';
 import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import type { HttpMethod, RedisCommand, RunnerSpec } from '../domain/runner-spec.ts';
@@ -164,7 +165,7 @@ export function writeFrame(rec: LogRecord, size: number, buf: Buffer, at: number
       break;
     case 'rule':
       if (rec.rule.options === undefined) buf[p++] = TYPE_RULE;
-      else p = putNeeds(buf, p, TYPE_RULE_OPTIONS, RETRIES_FORMAT);
+      else p = putNeeds(buf, p, TYPE_RULE_OPTIONS, optionsFormat(rec.rule.options));
       p = putRunner(buf, putStr(buf, putStr(buf, p, rec.rule.id), rec.rule.pattern), rec.rule.runner);
       if (rec.rule.options !== undefined) p = writeOptions(rec.rule.options, buf, p);
       break;
@@ -323,7 +324,7 @@ function extension(at: number, type: number): LogRecord {
     case TYPE_SCHEDULE: return { t: 'schedule', state: tail(decodeScheduleBody) };
     case TYPE_SCHEDULE_REMOVED: return { t: 'schedule.removed', id: str('schedule identifier') };
     case TYPE_JOB_RETRY: return { t: 'job', job: { ...jobFields(), ...tail(decodeJobTail) } };
-    case TYPE_RULE_OPTIONS: return { t: 'rule', rule: { ...ruleFields(), options: tail(decodeOptions) } };
+    case TYPE_RULE_OPTIONS: return { t: 'rule', rule: { ...ruleFields(), options: tail((b, from, to) => decodeOptions(b, from, to, needs)) } };
     default: throw fail(at, `unknown record type byte ${type}`);
   }
 }

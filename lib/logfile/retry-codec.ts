@@ -1,21 +1,31 @@
 // What records of type 7 and 8 add to types 0 and 1 (doc/logfile-format.md, Extension records,
-// needs 4): a job's retry state, a rule's options (lib/domain/rule-options.ts). codec.ts writes
-// what they share with ztick's records (id execution status; id pattern runner) and calls here
-// for the rest, which ends the record: this file is that tail's layout alone.
+// needs 4, or 5 with `on`): a job's retry state, a rule's options (lib/domain/rule-options.ts).
+// codec.ts writes what they share with ztick's records (id execution status; id pattern
+// runner) and calls here for the rest, which ends the record: this file is that tail's layout
+// alone.
 //
 //   job tail = attempt:u32 flags:u8 [retry_at:i64]              flags: bit 0 retry_at (others 0)
-//   options  = flags:u8 [retry] [concurrency:u32] [rate]         flags: bit 0 retry, bit 1
-//                                                                concurrency, bit 2 rate (others 0)
+//   options  = flags:u8 [retry] [concurrency:u32] [rate] [on]    flags: bit 0 retry, bit 1
+//                                                                concurrency, bit 2 rate, bit 3
+//                                                                on (format 5; with bit 0 only)
 //   retry    = attempts:u16 backoff:u8 delay:i64 factor:f64 max_delay:i64 jitter:f64
 //              backoff = 0 fixed, 1 exponential
 //   rate     = limit:u32 per:i64
+//   on       = count:u8 (kind:u8 value:u16)*count                 the retry policy's failure
+//              classes in their order; kind = index in RETRY_CLASS_KINDS (0 exit, 1 exit:N,
+//              2 signal, 3 4xx, 4 5xx, 5 NNN, 6 network, 7 broker, 8 runner); value = N or
+//              NNN, 0 for the other kinds
 //
 // Strict as the rest: every byte used, every flag and enumeration known, attempts counted from
 // 1, and options readRuleOptions would refuse (or none at all: a rule without options has no
-// such record) are damage, not values to run with. The encoder refuses the same options, so
-// that nothing it writes is refused on replay.
+// such record) are damage, not values to run with; so are a class list that is empty, longer
+// than 32 or names a class twice, a value out of its kind's range, and bit 3 in a record that
+// says it needs format 4 (no writer of format 4 sets it). The encoder refuses the same
+// options, so that nothing it writes is refused on replay.
 import type { Backoff, RetryPolicy } from '../domain/retry-policy.ts';
+import { RETRY_CLASS_KINDS, retryClassError, type RetryClass } from '../domain/retry-on.ts';
 import type { Job } from '../domain/job.ts';
+import { RETRY_ON_FORMAT } from '../domain/format.ts';
 import { optionsToJson, readRuleOptions, type RateLimit, type RuleOptions } from '../domain/rule-options.ts';
 import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import { getI64, putI64 } from './codec-bytes.ts';
@@ -25,9 +35,10 @@ import { BodyError } from './schedule-codec.ts';
 const BACKOFFS: readonly Backoff[] = ['fixed', 'exponential'];
 /** Flag bits: of a job tail, and of a rule's options. */
 const F_RETRY_AT = 1;
-const F = { retry: 1, concurrency: 2, rate: 4 } as const;
+const F = { retry: 1, concurrency: 2, rate: 4, on: 8 } as const;
 const U32_MAX = 0xffffffff;
 const RETRY_BYTES = 2 + 1 + 8 + 8 + 8 + 8;
+const CLASS_BYTES = 1 + 2;
 
 export interface JobTail {
   readonly attempt: number;
@@ -60,13 +71,16 @@ export function writeJobTail(job: Job, buf: Buffer, at: number): number {
 export function optionsSize(o: RuleOptions): number {
   const refused = refusal(o);
   if (refused !== null) throw new RecordEncodeError('execution_out_of_range', `rule options: ${refused}`);
-  return 1 + (o.retry !== undefined ? RETRY_BYTES : 0) + (o.concurrency !== undefined ? 4 : 0) + (o.rate !== undefined ? 4 + 8 : 0);
+  const on = o.retry?.on;
+  return 1 + (o.retry !== undefined ? RETRY_BYTES : 0) + (o.concurrency !== undefined ? 4 : 0) + (o.rate !== undefined ? 4 + 8 : 0)
+    + (on !== undefined ? 1 + on.length * CLASS_BYTES : 0);
 }
 
 /** Writes `options` at `at` (room made by optionsSize); returns the offset past them. */
 export function writeOptions(o: RuleOptions, buf: Buffer, at: number): number {
   const { retry: r, concurrency, rate } = o;
-  buf[at] = (r !== undefined ? F.retry : 0) | (concurrency !== undefined ? F.concurrency : 0) | (rate !== undefined ? F.rate : 0);
+  buf[at] = (r !== undefined ? F.retry : 0) | (concurrency !== undefined ? F.concurrency : 0) | (rate !== undefined ? F.rate : 0)
+    | (r?.on !== undefined ? F.on : 0);
   let p = at + 1;
   if (r !== undefined) {
     p = buf.writeUInt16BE(r.attempts, p);
@@ -81,6 +95,13 @@ export function writeOptions(o: RuleOptions, buf: Buffer, at: number): number {
     putI64(buf, buf.writeUInt32BE(rate.limit, p), rate.per);
     p += 4 + 8;
   }
+  if (r?.on !== undefined) {
+    buf[p++] = r.on.length;
+    for (const c of r.on) {
+      buf[p] = RETRY_CLASS_KINDS.indexOf(c.kind);
+      p = buf.writeUInt16BE(c.value, p + 1);
+    }
+  }
   return p;
 }
 
@@ -91,6 +112,11 @@ export function writeOptions(o: RuleOptions, buf: Buffer, at: number): number {
 function refusal(o: RuleOptions): string | null {
   if (o.retry === undefined && o.concurrency === undefined && o.rate === undefined) return 'none is set (a rule without options has none)';
   if (o.retry !== undefined && !BACKOFFS.includes(o.retry.backoff)) return `retry.backoff "${o.retry.backoff}" is not one of ${BACKOFFS.join(' ')}`;
+  // A class's value is checked here, not read back: its text leaves out a value its kind has not.
+  for (const c of o.retry?.on ?? []) {
+    const wrong = retryClassError(c);
+    if (wrong !== null) return `retry.on ${wrong}`;
+  }
   const json = optionsToJson(o);
   // readRetry takes a factor with exponential backoff only; a fixed policy still carries one
   // (unused), held to the same range so that no NaN or infinity is ever stored.
@@ -143,9 +169,9 @@ export function decodeJobTail(buf: Buffer, from: number, end: number): JobTail {
   return decoding(buf, from, end, jobTail);
 }
 
-/** The rule options in buf[from, end); throws BodyError. */
-export function decodeOptions(buf: Buffer, from: number, end: number): RuleOptions {
-  return decoding(buf, from, end, options);
+/** The rule options in buf[from, end) of a record that needs format `needs`; throws BodyError. */
+export function decodeOptions(buf: Buffer, from: number, end: number, needs: number): RuleOptions {
+  return decoding(buf, from, end, () => options(needs));
 }
 
 function jobTail(): JobTail {
@@ -154,13 +180,16 @@ function jobTail(): JobTail {
   return flags(F_RETRY_AT, 'job retry flags') & F_RETRY_AT ? { attempt, retryAt: i64('job retry_at') } : { attempt };
 }
 
-function options(): RuleOptions {
+function options(needs: number): RuleOptions {
   const at = p;
-  const set = flags(F.retry | F.concurrency | F.rate, 'rule option flags');
+  const set = flags(F.retry | F.concurrency | F.rate | F.on, 'rule option flags');
+  if (set & F.on && needs < RETRY_ON_FORMAT) throw new BodyError(at, `rule option flags ${set}: retry.on needs format ${RETRY_ON_FORMAT}, the record says ${needs}`);
+  if (set & F.on && !(set & F.retry)) throw new BodyError(at, `rule option flags ${set}: retry.on without a retry policy`);
   const out: { retry?: RetryPolicy; concurrency?: number; rate?: RateLimit } = {};
   if (set & F.retry) out.retry = retry();
   if (set & F.concurrency) out.concurrency = u32('concurrency');
   if (set & F.rate) out.rate = { limit: u32('rate limit'), per: i64('rate per') };
+  if (set & F.on) out.retry = { ...out.retry!, on: retryOn() };
   const refused = refusal(out);
   if (refused !== null) throw new BodyError(at, `rule options: ${refused}`);
   return out;
@@ -172,4 +201,19 @@ function retry(): RetryPolicy {
   const backoff = BACKOFFS[u8('retry backoff')];
   if (backoff === undefined) throw new BodyError(backoffAt, `unknown retry backoff byte ${b[backoffAt]}`);
   return { attempts, backoff, delay: i64('retry delay'), factor: f64('retry factor'), maxDelay: i64('retry max_delay'), jitter: f64('retry jitter') };
+}
+
+function retryOn(): readonly RetryClass[] {
+  const count = u8('retry on count');
+  const out: RetryClass[] = [];
+  for (let i = 0; i < count; i++) {
+    const kindAt = p;
+    const kind = RETRY_CLASS_KINDS[u8('retry on class kind')];
+    if (kind === undefined) throw new BodyError(kindAt, `unknown retry on class kind byte ${b[kindAt]}`);
+    const c = { kind, value: u16('retry on class value') };
+    const wrong = retryClassError(c);
+    if (wrong !== null) throw new BodyError(kindAt, `retry.on ${wrong}`);
+    out.push(c);
+  }
+  return out;
 }

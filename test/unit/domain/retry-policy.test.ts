@@ -1,8 +1,11 @@
 // A rule's retry policy (lib/domain/retry-policy.ts): the fields as HTTP and TCP give them,
 // refusals naming the field, the delay before each next attempt (fixed, exponential, capped,
-// jitter, Retry-After), and which outcomes are worth another attempt.
+// jitter, Retry-After), and which outcomes are worth another attempt: by default, and as
+// `on` (retry-on.ts) says.
 import { expect } from 'chai';
+import type { AttemptOutcome } from '../../../lib/domain/attempt.ts';
 import { delayAfter, readRetry, retryAfterNs, worthRetrying, type RetryPolicy } from '../../../lib/domain/retry-policy.ts';
+import { DEFAULT_RETRY_ON, readRetryOn, type RetryClass } from '../../../lib/domain/retry-on.ts';
 
 const S = 1_000_000_000n;
 
@@ -82,5 +85,88 @@ describe('domain/retry-policy', () => {
     expect(worthRetrying({ kind: 'spawn_error', error: 'ENOENT' })).to.equal(false);
     expect(worthRetrying({ kind: 'no_rule' })).to.equal(false);
     expect(worthRetrying({ kind: 'delivered' })).to.equal(false);
+  });
+
+  describe('on: the failure classes retried', () => {
+    const exit = (status: number): AttemptOutcome => ({ kind: 'exit', status, stderr: '' });
+    const http = (status: number): AttemptOutcome => ({ kind: 'http_response', status });
+    const classes = (...texts: string[]): readonly RetryClass[] => {
+      const r = readRetryOn(texts);
+      if (typeof r === 'string') throw new Error(r);
+      return r;
+    };
+    const OTHERS: AttemptOutcome[] = [
+      { kind: 'signal', signal: 'SIGKILL', stderr: '' }, { kind: 'network_error', error: 'reset' },
+      { kind: 'broker_error', error: 'closed' }, { kind: 'runner_error', error: 'died' },
+    ];
+
+    it('is read in the order given, each text to one class; absent, the policy has no on member', () => {
+      expect(policy({ attempts: 3, delay: '1s', on: ['5xx', '429', 'network', 'exit:75', 'exit', 'signal', '4xx', 'broker', 'runner'] }).on).to.deep.equal([
+        { kind: '5xx', value: 0 }, { kind: 'http_status', value: 429 }, { kind: 'network', value: 0 }, { kind: 'exit_status', value: 75 },
+        { kind: 'exit', value: 0 }, { kind: 'signal', value: 0 }, { kind: '4xx', value: 0 }, { kind: 'broker', value: 0 }, { kind: 'runner', value: 0 },
+      ]);
+      expect(policy({ attempts: 3, delay: '1s' })).to.not.have.property('on');
+      expect(policy({ attempts: 2, delay: '1s', on: Array.from({ length: 32 }, (_, i) => String(400 + i)) }).on).to.have.length(32);
+    });
+
+    it('refuses a list that is not one, empty, too long, with an unknown class, a duplicate, or a status out of range, naming retry.on', () => {
+      const cases: [unknown, string | RegExp][] = [
+        ['5xx', /^retry\.on: must be a list of failure classes \(exit, exit:N \(1 to 255\), signal, 4xx, 5xx, NNN \(400 to 599\), network, broker, runner\)$/],
+        [{ '5xx': true }, /^retry\.on: must be a list/],
+        [[], 'retry.on: must name at least one failure class'],
+        [Array.from({ length: 33 }, (_, i) => String(400 + i)), 'retry.on: names at most 32 failure classes'],
+        [['5xx', 'teapot'], /^retry\.on: teapot is not a failure class \(known: exit, /],
+        [['5XX'], /^retry\.on: 5XX is not a failure class/],
+        [['exit:007'], /^retry\.on: exit:007 is not a failure class/],
+        [['5xx', ''], /^retry\.on: entry 2 is not a failure class/],
+        [['5xx ,429'], /^retry\.on: entry 1 is not a failure class/],
+        [['5xx', 404], 'retry.on: entry 2 is not a string'],
+        [['5xx', '429', '5xx'], 'retry.on: 5xx is given twice'],
+        [['exit:0'], 'retry.on: exit:0: an exit status is from 1 to 255'],
+        [['exit:256'], 'retry.on: exit:256: an exit status is from 1 to 255'],
+        [['302'], 'retry.on: 302: an HTTP status here is from 400 to 599'],
+        [['600'], 'retry.on: 600: an HTTP status here is from 400 to 599'],
+        [['0'], 'retry.on: 0: an HTTP status here is from 400 to 599'],
+      ];
+      for (const [on, why] of cases) {
+        const text = refused({ attempts: 3, delay: '1s', on });
+        if (typeof why === 'string') expect(text, JSON.stringify(on)).to.equal(why);
+        else expect(text, JSON.stringify(on)).to.match(why);
+      }
+      // attempts is required with on, as with any other retry field
+      expect(refused({ on: ['5xx'] })).to.match(/^retry\.attempts: must be an integer/);
+    });
+
+    it('without on: exactly the default list, exit signal 5xx 408 429 network broker runner', () => {
+      const listed = classes('exit', 'signal', '5xx', '408', '429', 'network', 'broker', 'runner');
+      expect(DEFAULT_RETRY_ON).to.deep.equal(listed);
+      const outcomes: AttemptOutcome[] = [
+        ...[1, 2, 75, 255].map(exit), ...[400, 401, 404, 407, 408, 409, 429, 499, 500, 503, 599, 600, 302, 0].map(http), ...OTHERS,
+        { kind: 'spawn_error', error: 'ENOENT' }, { kind: 'no_rule' }, { kind: 'delivered' }, { kind: 'aborted' },
+      ];
+      for (const o of outcomes) expect(worthRetrying(o), JSON.stringify(o)).to.equal(worthRetrying(o, listed));
+      // a status above 599 (no HTTP class) counts as a server's error, as it always did
+      expect(worthRetrying(http(600))).to.equal(true);
+    });
+
+    it('with on: only what it names, the default replaced', () => {
+      const only404 = classes('404');
+      expect(worthRetrying(http(404), only404)).to.equal(true);
+      for (const o of [http(500), http(503), http(429), http(405), exit(1), ...OTHERS]) expect(worthRetrying(o, only404), JSON.stringify(o)).to.equal(false);
+      const exit75 = classes('exit:75');
+      expect([exit(75), exit(3), exit(1)].map((o) => worthRetrying(o, exit75))).to.deep.equal([true, false, false]);
+      expect(worthRetrying(OTHERS[0]!, exit75)).to.equal(false);
+      expect([exit(3), exit(255)].map((o) => worthRetrying(o, classes('exit')))).to.deep.equal([true, true]);
+      const fourxx = classes('4xx');
+      expect([400, 404, 499, 500, 399].map((st) => worthRetrying(http(st), fourxx))).to.deep.equal([true, true, true, false, false]);
+      expect([499, 500, 599, 600].map((st) => worthRetrying(http(st), classes('5xx')))).to.deep.equal([false, true, true, true]);
+      expect(OTHERS.map((o) => worthRetrying(o, classes('signal', 'network')))).to.deep.equal([true, true, false, false]);
+      expect(OTHERS.map((o) => worthRetrying(o, classes('broker', 'runner')))).to.deep.equal([false, false, true, true]);
+      // no list retries these: a process that could not start, a job no rule matched, a success, a stop
+      const every = classes('exit', 'signal', '4xx', '5xx', 'network', 'broker', 'runner');
+      for (const o of [{ kind: 'spawn_error', error: 'ENOENT' }, { kind: 'no_rule' }, { kind: 'delivered' }, { kind: 'aborted' }, exit(0), http(200)] as AttemptOutcome[]) {
+        expect(worthRetrying(o, every), JSON.stringify(o)).to.equal(false);
+      }
+    });
   });
 });

@@ -3,8 +3,9 @@
 // tokens) so that reading them again gives the same options.
 import { expect } from 'chai';
 import {
-  optionsToJson, optionTokens, readOptionTokens, readRuleOptions, type OptionsResult, type RuleOptions,
+  optionsFormat, optionsToJson, optionTokens, readOptionTokens, readRuleOptions, type OptionsResult, type RuleOptions,
 } from '../../../lib/domain/rule-options.ts';
+import { RETRIES_FORMAT, RETRY_ON_FORMAT } from '../../../lib/domain/format.ts';
 
 const S = 1_000_000_000n;
 
@@ -75,5 +76,51 @@ describe('domain/rule-options', () => {
       concurrency: 16, rate: { limit: 100, per: '1h30m' },
     });
     expect(optionTokens(cases[0])).to.deep.equal(['retry.attempts=1', 'retry.backoff=exponential', 'retry.factor=2', 'retry.max_delay=1h']);
+  });
+
+  describe('retry.on', () => {
+    const ON = [{ kind: '5xx', value: 0 }, { kind: 'http_status', value: 429 }, { kind: 'network', value: 0 }, { kind: 'exit_status', value: 75 }];
+
+    it('an HTTP array and a comma-separated RULE SET value read into the same classes, in the order given', () => {
+      const http = read(readRuleOptions({ attempts: 3, delay: '1s', on: ['5xx', '429', 'network', 'exit:75'] }, undefined, undefined));
+      expect(http?.retry?.on).to.deep.equal(ON);
+      expect(read(readOptionTokens(['retry.on=5xx,429,network,exit:75', 'retry.attempts=3', 'retry.delay=1s']))).to.deep.equal(http);
+    });
+
+    it('refuses, naming retry.on: empty, an empty entry, an unknown class, a duplicate, a status out of range, without attempts', () => {
+      const tcp = (value: string): string => refused(readOptionTokens(['retry.attempts=3', 'retry.delay=1s', `retry.on=${value}`]));
+      expect(tcp('')).to.equal('retry.on: must name at least one failure class');
+      expect(tcp('5xx,,429')).to.match(/^retry\.on: entry 2 is not a failure class \(known: /);
+      expect(tcp('5xx,')).to.match(/^retry\.on: entry 2 is not a failure class/);
+      expect(tcp('server')).to.match(/^retry\.on: server is not a failure class/);
+      expect(tcp('429,429')).to.equal('retry.on: 429 is given twice');
+      expect(tcp('exit:300')).to.equal('retry.on: exit:300: an exit status is from 1 to 255');
+      expect(tcp(Array.from({ length: 33 }, (_, i) => 500 + i).join(','))).to.equal('retry.on: names at most 32 failure classes');
+      expect(refused(readOptionTokens(['retry.on=5xx']))).to.equal('retry.attempts: is required with any other retry option');
+      expect(refused(readOptionTokens(['retry.attempts=2', 'retry.delay=1s', 'retry.on=5xx', 'retry.on=4xx']))).to.equal('retry.on: given twice');
+      expect(refused(readRuleOptions({ attempts: 2, delay: '1s', on: '5xx,429' }, undefined, undefined))).to.match(/^retry\.on: must be a list of failure classes/);
+      expect(refused(readRuleOptions({ on: ['5xx'] }, undefined, undefined))).to.match(/^retry\.attempts: /);
+    });
+
+    it('is written back only when set, as given: JSON an array, tokens one comma-separated value after the other retry options', () => {
+      const options = read(readOptionTokens(['retry.attempts=3', 'retry.backoff=fixed', 'retry.delay=100ms', 'retry.on=404,exit:75,signal', 'concurrency=2']))!;
+      expect(optionTokens(options)).to.deep.equal(['retry.attempts=3', 'retry.backoff=fixed', 'retry.delay=100ms', 'retry.max_delay=1h', 'retry.on=404,exit:75,signal', 'concurrency=2']);
+      expect(optionsToJson(options)).to.deep.equal({
+        retry: { attempts: 3, backoff: 'fixed', delay: '100ms', max_delay: '1h', jitter: 0, on: ['404', 'exit:75', 'signal'] }, concurrency: 2,
+      });
+      const json = optionsToJson(options);
+      expect(read(readRuleOptions(json['retry'], json['concurrency'], json['rate']))).to.deep.equal(options);
+      expect(read(readOptionTokens(optionTokens(options)))).to.deep.equal(options);
+      const without = read(readRuleOptions({ attempts: 3, delay: '1s' }, undefined, undefined))!;
+      expect(optionTokens(without).filter((t) => t.startsWith('retry.on'))).to.deep.equal([]);
+      expect(optionsToJson(without)['retry']).to.not.have.property('on');
+    });
+
+    it('a rule whose policy has on needs format 5; any other options format 4', () => {
+      expect(optionsFormat(read(readOptionTokens(['retry.attempts=2', 'retry.delay=1s', 'retry.on=5xx']))!)).to.equal(RETRY_ON_FORMAT);
+      expect(optionsFormat(read(readOptionTokens(['retry.attempts=2', 'retry.delay=1s', 'concurrency=3']))!)).to.equal(RETRIES_FORMAT);
+      expect(optionsFormat(read(readOptionTokens(['concurrency=3']))!)).to.equal(RETRIES_FORMAT);
+      expect([RETRIES_FORMAT, RETRY_ON_FORMAT]).to.deep.equal([4, 5]);
+    });
   });
 });

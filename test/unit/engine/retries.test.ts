@@ -250,3 +250,35 @@ describe('engine: concurrency and rate limits', () => {
     expect(runs.map((r) => r.id)).to.deep.equal(['j.a', 'j.b']);
   });
 });
+
+describe('engine: retry.on', () => {
+  it('the policy\'s on decides: a 404 it names is retried, a 500 it does not name fails at once', () => {
+    const { engine, jobs, runs, exec, report } = setup({ retry: { ...retry, on: [{ kind: 'http_status', value: 404 }] } });
+    exec({ op: 'job.set', id: 'j.1', execution: 1n * S });
+    engine.tick(1n * S);
+    report(runs[0]!, { kind: 'http_response', status: 404 }, 1n * S);
+    engine.tick(1n * S + 1n);
+    expect(jobs.get('j.1')).to.deep.equal({ id: 'j.1', execution: 1n * S, status: 'triggered', attempt: 1, retryAt: 2n * S });
+    engine.tick(2n * S);
+    report(runs[1]!, E500, 2n * S);
+    engine.tick(2n * S + 1n);
+    expect(jobs.get('j.1')).to.deep.equal({ id: 'j.1', execution: 1n * S, status: 'failed', attempt: 2 });
+  });
+
+  it('RULE SET asks for format 5 with on, 4 with other options, nothing without options; refused, it names retry.on and changes nothing', () => {
+    const asked: number[] = [];
+    const rules = new RuleStore();
+    const engine = new Engine({
+      jobs: new JobStore(), rules, journal: new MemJournal(), dispatch: () => {}, stat: () => ({}) as StatValues, onPersistError: () => {},
+      formatRefused: (needs) => { asked.push(needs); return needs > 4 ? `needs every node of the cluster at tickd format ${needs} or later` : null; },
+    });
+    const runner = { type: 'shell', command: 'true' } as const;
+    const on = [{ kind: '5xx', value: 0 }] as const;
+    expect(engine.execute({ op: 'rule.set', rule: { id: 'a', pattern: 'a.', runner } }).ok).to.equal(true);
+    expect(engine.execute({ op: 'rule.set', rule: { id: 'b', pattern: 'b.', runner, options: { retry, concurrency: 2 } } }).ok).to.equal(true);
+    expect(engine.execute({ op: 'rule.set', rule: { id: 'c', pattern: 'c.', runner, options: { retry: { ...retry, on } } } }))
+      .to.deep.equal({ ok: false, code: 'invalid_args', message: 'retry.on: needs every node of the cluster at tickd format 5 or later' });
+    expect(asked).to.deep.equal([4, 5]);
+    expect(rules.get('c')).to.equal(undefined);
+  });
+});

@@ -1,21 +1,25 @@
 // Records of format 4 (doc/logfile-format.md: type 7, a job with retry state; type 8, a rule
-// with options; both need 4): their bytes, every option combination round-tripping exactly,
-// ztick's types 0 and 1 unchanged for what has no retry state or options, and a decoder that
-// refuses what the layout or readRuleOptions does not allow, naming where.
+// with options; both need 4, a rule whose policy has `retry.on` 5): their bytes, every option
+// combination round-tripping exactly, ztick's types 0 and 1 unchanged for what has no retry
+// state or options, and a decoder that refuses what the layout or readRuleOptions does not
+// allow, naming where.
 import { expect } from 'chai';
 import { decodePayload, encodeRecord, NewerRecordError, RecordDecodeError, RecordEncodeError } from '../../../lib/logfile/codec.ts';
-import { RETRIES_FORMAT } from '../../../lib/domain/format.ts';
+import { RETRIES_FORMAT, RETRY_ON_FORMAT } from '../../../lib/domain/format.ts';
 import { formatRecord } from '../../../lib/logfile/dump-format.ts';
 import { recordKey } from '../../../lib/logfile/frames.ts';
 import type { LogRecord } from '../../../lib/engine/journal.ts';
 import type { Job } from '../../../lib/domain/job.ts';
 import type { RetryPolicy } from '../../../lib/domain/retry-policy.ts';
+import type { RetryClass } from '../../../lib/domain/retry-on.ts';
 import type { RuleOptions } from '../../../lib/domain/rule-options.ts';
 import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
 
 const S = 1_000_000_000n;
 const EXPONENTIAL: RetryPolicy = { attempts: 5, backoff: 'exponential', delay: 2n * S, factor: 1.5, maxDelay: 600n * S, jitter: 0.25 };
 const FIXED: RetryPolicy = { attempts: 3, backoff: 'fixed', delay: 30n * S, factor: 2, maxDelay: 3600n * S, jitter: 0 };
+/** 5xx, 404, exit:75: one class of each shape (no value, an HTTP status, an exit status). */
+const ON: readonly RetryClass[] = [{ kind: '5xx', value: 0 }, { kind: 'http_status', value: 404 }, { kind: 'exit_status', value: 75 }];
 const SHELL: RunnerSpec = { type: 'shell', command: 'c' };
 const RUNNERS: RunnerSpec[] = [
   SHELL,
@@ -140,8 +144,8 @@ describe('logfile/codec: retry records (format 4)', () => {
     });
 
     it('an unknown flag bit', () => {
-      let e = damage(patched(full, (b) => { b[O] = b[O]! | 8; }));
-      expect([e.reason, e.offset]).to.deep.equal(['unknown rule option flags 15', O]);
+      let e = damage(patched(full, (b) => { b[O] = b[O]! | 16; }));
+      expect([e.reason, e.offset]).to.deep.equal(['unknown rule option flags 23', O]);
       e = damage(patched(waiting, (b) => { b[A + 4] = 3; }));
       expect([e.reason, e.offset]).to.deep.equal(['unknown job retry flags 3', A + 4]);
     });
@@ -185,8 +189,8 @@ describe('logfile/codec: retry records (format 4)', () => {
 
     it('a record that claims a format this tickd does not read is a newer tickd\'s, whatever follows', () => {
       for (const rec of [full, waiting]) {
-        const buf = patched(rec, (b) => { b[6] = 5; });
-        expect(() => decodePayload(buf, 4)).to.throw(NewerRecordError, /a record of tickd format 5 at byte offset 0; this tickd reads format 4 and older/);
+        const buf = patched(rec, (b) => { b[6] = 6; });
+        expect(() => decodePayload(buf, 4)).to.throw(NewerRecordError, /a record of tickd format 6 at byte offset 0; this tickd reads format 5 and older/);
       }
       // needs 4 is what a format-3 tickd reads as newer than itself, and refuses as such
       expect([waitingBytes[5], waitingBytes[6], fullBytes[5], fullBytes[6]]).to.deep.equal([0, 4, 0, 4]);
@@ -213,5 +217,95 @@ describe('logfile/codec: retry records (format 4)', () => {
       + '"retry":{"attempts":3,"backoff":"fixed","delay":"30s","max_delay":"1h","jitter":0},"concurrency":4,"rate":{"limit":10,"per":"1s"}}',
     );
     expect(formatRecord(ruleRec(undefined), 'json')).to.equal('{"type":"rule","id":"r","pattern":"p","runner":{"type":"shell","command":"c"}}');
+  });
+});
+
+describe('logfile/codec: a retry policy\'s failure classes (retry.on, format 5)', () => {
+  const withOn = (on: readonly RetryClass[], rest: RuleOptions = {}): LogRecord => ruleRec({ ...rest, retry: { ...FIXED, on } });
+  const type1 = encodeRecord(ruleRec(undefined));
+  /** Frame offset of the options' flags byte, and of the class count after a lone retry policy. */
+  const O = type1.length + 2;
+  const C = O + 1 + 35;
+
+  it('flag bit 3, then count:u8 and kind:u8 value:u16 per class, in the order given, after the other options; needs 5', () => {
+    const buf = encodeRecord(withOn(ON));
+    expect([buf[4], buf[5], buf[6]]).to.deep.equal([8, 0, RETRY_ON_FORMAT]);
+    expect(buf.subarray(7, O)).to.deep.equal(type1.subarray(5));
+    expect(buf[O]).to.equal(1 | 8);
+    expect([...buf.subarray(C)]).to.deep.equal([3, 4, 0, 0, 5, 0x01, 0x94, 1, 0, 75]);
+    // after concurrency and rate
+    const all = encodeRecord(withOn([{ kind: 'runner', value: 0 }], { concurrency: 2, rate: { limit: 5, per: S } }));
+    expect(all[O]).to.equal(15);
+    expect([...all.subarray(all.length - 4)]).to.deep.equal([1, 8, 0, 0]);
+  });
+
+  it('round-trips every kind of class, alone and with every other option; a rule without on still needs 4 only', () => {
+    const every: RetryClass[] = [
+      { kind: 'exit', value: 0 }, { kind: 'exit_status', value: 1 }, { kind: 'exit_status', value: 255 }, { kind: 'signal', value: 0 },
+      { kind: '4xx', value: 0 }, { kind: '5xx', value: 0 }, { kind: 'http_status', value: 400 }, { kind: 'http_status', value: 599 },
+      { kind: 'network', value: 0 }, { kind: 'broker', value: 0 }, { kind: 'runner', value: 0 },
+    ];
+    const thirtyTwo = Array.from({ length: 32 }, (_, i): RetryClass => ({ kind: 'http_status', value: 500 + i }));
+    for (const rec of [withOn(ON), withOn(every), withOn([...every].reverse()), withOn(thirtyTwo), withOn(ON, { concurrency: 1, rate: { limit: 1, per: S } })]) {
+      const buf = encodeRecord(rec);
+      expect(buf[6]).to.equal(RETRY_ON_FORMAT);
+      expect(decodePayload(buf, 4)).to.deep.equal(rec);
+    }
+    const without = encodeRecord(ruleRec({ retry: FIXED, concurrency: 1 }));
+    expect([without[5], without[6]]).to.deep.equal([0, RETRIES_FORMAT]);
+    expect(Object.keys((decodePayload(without, 4) as { rule: { options: { retry: object } } }).rule.options.retry)).to.not.include('on');
+  });
+
+  describe('the decoder refuses, as damage, naming where', () => {
+    const rec = withOn(ON);
+    const cases: [string, (b: Buffer) => void, string, number][] = [
+      ['an unknown kind byte', (b) => { b[C + 1] = 9; }, 'unknown retry on class kind byte 9', C + 1],
+      ['a value given to a kind without one', (b) => b.writeUInt16BE(1, C + 2), 'retry.on 5xx takes no value (1)', C + 1],
+      ['exit status 0', (b) => b.writeUInt16BE(0, C + 8), 'retry.on exit:0: an exit status is from 1 to 255', C + 7],
+      ['exit status 256', (b) => b.writeUInt16BE(256, C + 8), 'retry.on exit:256: an exit status is from 1 to 255', C + 7],
+      ['HTTP status 302', (b) => b.writeUInt16BE(302, C + 5), 'retry.on 302: an HTTP status here is from 400 to 599', C + 4],
+      // 5xx (kind byte 4, value 0) where 404 was: 5xx, 5xx, exit:75
+      ['a class given twice', (b) => { b[C + 4] = 4; b.writeUInt16BE(0, C + 5); }, 'rule options: retry.on 5xx is given twice', O],
+      ['bit 3 in a record that says it needs format 4', (b) => { b[6] = 4; }, 'rule option flags 9: retry.on needs format 5, the record says 4', O],
+      ['bit 3 without a retry policy', (b) => { b[O] = 8 | 2; }, 'rule option flags 10: retry.on without a retry policy', O],
+    ];
+    for (const [what, patch, reason, offset] of cases) {
+      it(what, () => {
+        const e = damage(patched(rec, patch));
+        expect([e.reason, e.offset]).to.deep.equal([reason, offset]);
+      });
+    }
+
+    it('a count of 0 with the flag set, and a count past the bytes there are', () => {
+      const noClass = Buffer.from(encodeRecord(rec).subarray(0, C + 1));
+      noClass[C] = 0;
+      noClass.writeUInt32BE(noClass.length - 4, 0);
+      const e = damage(noClass);
+      expect([e.reason, e.offset]).to.deep.equal(['rule options: retry.on must name at least one failure class', O]);
+      expect(damage(patched(rec, (b) => { b[C] = 4; })).reason).to.equal('retry on class kind runs past the end of the record');
+    });
+
+    it('more than 32 classes', () => {
+      const many = Buffer.concat([encodeRecord(rec).subarray(0, C), Buffer.from([33]),
+        ...Array.from({ length: 33 }, (_, i) => Buffer.from([5, (500 + i) >> 8, (500 + i) & 0xff]))]);
+      many.writeUInt32BE(many.length - 4, 0);
+      expect(damage(many).reason).to.equal('rule options: retry.on names at most 32 failure classes');
+    });
+  });
+
+  it('the encoder refuses what the decoder would, before writing anything', () => {
+    const bad: readonly (readonly RetryClass[])[] = [
+      [], [{ kind: '5xx', value: 0 }, { kind: '5xx', value: 0 }], [{ kind: 'exit_status', value: 0 }], [{ kind: 'http_status', value: 600 }],
+      [{ kind: 'signal', value: 3 }], [{ kind: 'teapot' as 'signal', value: 0 }],
+      Array.from({ length: 33 }, (_, i): RetryClass => ({ kind: 'http_status', value: 400 + i })),
+    ];
+    for (const on of bad) expect(() => encodeRecord(withOn(on)), JSON.stringify(on)).to.throw(RecordEncodeError, /retry\.on/);
+  });
+
+  it('tickd dump shows them: retry.on in the text line, "on" in the JSON retry object', () => {
+    expect(formatRecord(withOn(ON), 'text')).to.equal(
+      'rule RULE SET r p retry.attempts=3 retry.backoff=fixed retry.delay=30s retry.max_delay=1h retry.on=5xx,404,exit:75 shell c');
+    expect(formatRecord(withOn(ON), 'json')).to.equal('{"type":"rule","id":"r","pattern":"p","runner":{"type":"shell","command":"c"},'
+      + '"retry":{"attempts":3,"backoff":"fixed","delay":"30s","max_delay":"1h","jitter":0,"on":["5xx","404","exit:75"]}}');
   });
 });

@@ -5,11 +5,12 @@
 // sent as "abc"), so the API decides what is valid and its message is the one shown; a group
 // the form leaves empty is left out, so a rule saved without options has none; Edit fills
 // every input from the rule (and empties those it lacks), so Save gives the options back.
+// `on` (the failure classes retried) is one text input, the classes comma-separated.
 import { formatNs } from './format.js';
 
 /** The option inputs of the rule form, by name (the ids are `rule-opt-<name>`). */
-export const OPTION_INPUTS = ['attempts', 'backoff', 'delay', 'factor', 'max_delay', 'jitter', 'concurrency', 'rate_limit', 'rate_per'];
-const RETRY_INPUTS = ['attempts', 'backoff', 'delay', 'factor', 'max_delay', 'jitter'];
+export const OPTION_INPUTS = ['attempts', 'backoff', 'delay', 'factor', 'max_delay', 'jitter', 'on', 'concurrency', 'rate_limit', 'rate_per'];
+const RETRY_INPUTS = ['attempts', 'backoff', 'delay', 'factor', 'max_delay', 'jitter', 'on'];
 
 const present = (v) => v !== undefined && v !== null;
 const text = (v) => String(v ?? '').trim();
@@ -25,8 +26,8 @@ function decimalOrText(value) {
 }
 
 /**
- * "5 attempts · exponential 1s ×2 (max 1h) · jitter 0.1", "3 attempts · fixed 2s (max 1h)",
- * "1 attempt (no retry)": a retry policy as GET /rules writes it, on one line.
+ * "5 attempts · exponential 1s ×2 (max 1h) · jitter 0.1", "3 attempts · fixed 2s (max 1h) · on
+ * 5xx, 404", "1 attempt (no retry)": a retry policy as GET /rules writes it, on one line.
  */
 export function retryText(retry) {
   if (retry === null || typeof retry !== 'object') return String(retry);
@@ -37,6 +38,7 @@ export function retryText(retry) {
   if (retry.backoff === 'fixed') parts.push(`fixed ${retry.delay ?? '?'}${max}`);
   else parts.push(`${retry.backoff ?? 'exponential'} ${retry.delay ?? '?'} ×${retry.factor ?? 2}${max}`);
   if (present(retry.jitter) && Number(retry.jitter) !== 0) parts.push(`jitter ${retry.jitter}`);
+  if (Array.isArray(retry.on)) parts.push(`on ${retry.on.join(', ')}`);
   return parts.join(' · ');
 }
 
@@ -58,6 +60,7 @@ export function optionFormValues(rule) {
     attempts: s(r.attempts), backoff: s(r.backoff), delay: s(r.delay),
     // The API writes the factor of exponential backoff only; 2 is its default.
     factor: r.backoff === 'fixed' ? '' : s(r.factor), max_delay: s(r.max_delay), jitter: s(r.jitter),
+    on: Array.isArray(r.on) ? r.on.join(',') : '',
     concurrency: s(rule?.concurrency), rate_limit: s(rate.limit), rate_per: s(rate.per),
   };
 }
@@ -65,7 +68,8 @@ export function optionFormValues(rule) {
 /**
  * The `retry`, `concurrency` and `rate` members of PUT /rules/{id} for the option inputs
  * (strings as typed; backoff '' is the server's default). A group is sent when any of its
- * inputs is filled, with only the filled ones; the factor only with a backoff that has one.
+ * inputs is filled, with only the filled ones; the factor only with a backoff that has one;
+ * `on` as the list of its comma-separated classes, each trimmed (an empty one is the API's to refuse).
  */
 export function optionsBody(form) {
   const body = {};
@@ -73,7 +77,8 @@ export function optionsBody(form) {
   for (const name of RETRY_INPUTS) {
     const value = text(form[name]);
     if (value === '' || (name === 'factor' && text(form.backoff) === 'fixed')) continue;
-    retry[name] = name === 'attempts' ? integerOrText(value) : name === 'factor' || name === 'jitter' ? decimalOrText(value) : value;
+    retry[name] = name === 'attempts' ? integerOrText(value) : name === 'factor' || name === 'jitter' ? decimalOrText(value)
+      : name === 'on' ? value.split(',').map((c) => c.trim()) : value;
   }
   if (Object.keys(retry).length > 0) body.retry = retry;
   if (text(form.concurrency) !== '') body.concurrency = integerOrText(text(form.concurrency));

@@ -50,7 +50,7 @@ describe('http/ui/console/retry-format.js', () => {
   it('Edit then Save gives the API back the options it wrote', () => {
     const values = f.optionFormValues(opts);
     expect(values).to.deep.equal({
-      attempts: '4', backoff: 'exponential', delay: '500ms', factor: '1.5', max_delay: '30s', jitter: '0.1',
+      attempts: '4', backoff: 'exponential', delay: '500ms', factor: '1.5', max_delay: '30s', jitter: '0.1', on: '',
       concurrency: '2', rate_limit: '10', rate_per: '1m',
     });
     expect(Object.keys(values)).to.deep.equal(f.OPTION_INPUTS);
@@ -78,6 +78,18 @@ describe('http/ui/console/retry-format.js', () => {
     const values = { ...f.optionFormValues(opts), backoff: 'fixed' };
     expect(f.optionsBody(values)['retry']).to.deep.equal({ attempts: 4, backoff: 'fixed', delay: '500ms', max_delay: '30s', jitter: 0.1 });
     expect(f.optionFormValues({ retry: { attempts: '2', backoff: 'fixed', delay: '1s', max_delay: '1h', jitter: '0' } })['factor']).to.equal('');
+  });
+
+  it('on: shown after the backoff, one comma-separated input, sent back as the list it was', () => {
+    const rule = { retry: { attempts: '3', backoff: 'fixed', delay: '100ms', max_delay: '1h', jitter: 0, on: ['5xx', '404', 'exit:75'] } };
+    expect(f.retryText(rule.retry)).to.equal('3 attempts · fixed 100ms (max 1h) · on 5xx, 404, exit:75');
+    const values = f.optionFormValues(rule);
+    expect(values['on']).to.equal('5xx,404,exit:75');
+    expect((f.optionsBody(values)['retry'] as Record<string, unknown>)['on']).to.deep.equal(['5xx', '404', 'exit:75']);
+    const empty = Object.fromEntries(f.OPTION_INPUTS.map((n) => [n, '']));
+    // spaces around a class go; an empty class stays, for the API to refuse with its own words
+    expect(f.optionsBody({ ...empty, attempts: '2', on: ' 5xx , 429,' })).to.deep.equal({ retry: { attempts: 2, on: ['5xx', '429', ''] } });
+    expect(f.optionFormValues({ retry: { attempts: '2' } })['on']).to.equal('');
   });
 
   it('attemptText and attemptCells: the number, and an entry with its durations made short', () => {
