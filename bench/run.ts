@@ -15,6 +15,7 @@ import { row as burstMillion } from './rows/burst-million.ts';
 import { row as cluster } from './rows/cluster.ts';
 import { row as clusterFailover } from './rows/cluster-failover.ts';
 import { row as compaction } from './rows/compaction.ts';
+import { row as clientPipelined } from './rows/client-pipelined.ts';
 import { row as ctlImport } from './rows/ctl-import.ts';
 import { row as durable } from './rows/durable.ts';
 import { row as enqueue } from './rows/enqueue.ts';
@@ -34,7 +35,7 @@ import { row as schedulesRss } from './rows/schedules-rss.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, retries, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, schedulesMinute, schedulesRss, schedulesReplay, cluster, clusterFailover];
+const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, retries, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, clientPipelined, schedulesMinute, schedulesRss, schedulesReplay, cluster, clusterFailover];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)

@@ -1,13 +1,13 @@
 // `job import` and `job export` (tickd-ctl(1) "IMPORT AND EXPORT").
 //
-// Import pipelines: lines are read, parsed and written as `<line number> SET <id> <ns>` in
-// batches without waiting for answers; the request id is the input line number, so an error
-// answer names its line whatever else is in flight. The lines are spread over
-// IMPORT_CONNECTIONS connections (the daemon answers each connection's 4096 outstanding
-// commands per round, so one connection leaves it waiting), by a hash of the identifier: all
-// lines of one job go through one connection, in order, so a job given twice ends with its
-// last line's time. Memory stays bounded: at most MAX_INFLIGHT requests per connection are
-// unanswered and the sockets' backpressure is honoured before the next chunk of input is read.
+// Import pipelines: lines are read, parsed and set through the client library's setMany
+// (lib/client/bulk.ts), each entry carrying its input line number, so an error answer names
+// its line whatever else is in flight. The lines are spread over IMPORT_CONNECTIONS clients
+// (the daemon answers each connection's 4096 outstanding commands per round, so one
+// connection leaves it waiting), by a hash of the identifier: all lines of one job go through
+// one connection, in order, so a job given twice ends with its last line's time. Memory stays
+// bounded: each client's setMany reads its share only as fast as the daemon answers, and the
+// input is read no faster than the slowest share takes it (SHARE_QUEUE entries apart).
 // Every relative WHEN counts from the start of the import.
 //
 // Export writes `ID NANOSECONDS` lines (or JSON lines), the format import reads, so
@@ -15,22 +15,21 @@
 // --all it leaves out executed and failed jobs: imported, they would be planned again in the
 // past and run at once.
 import { open } from 'node:fs/promises';
+import type { Client, JobEntry } from '../client/index.ts';
+import { ReplyError, type TickdError } from '../client/errors.ts';
 import { LineFramer, MAX_LINE_BYTES } from '../protocol/framer.ts';
 import { toJson } from '../http/json.ts';
-import type { Client, ReplyHandler } from './connection.ts';
 import { expectOk, type Prepare } from './context.ts';
 import { ConnectionError, UsageError } from './errors.ts';
 import { parseImportLine } from './import-line.ts';
 import { checkPrefix } from './job-commands.ts';
-import { parseAnswer, parseJobLine } from './replies.ts';
+import { parseJobLine } from './replies.ts';
 import { listing } from './requests.ts';
 
 /** Connections an import spreads its lines over. */
 export const IMPORT_CONNECTIONS = 4;
-/** Requests written on one connection and not yet answered, at most. */
-export const MAX_INFLIGHT = 16_384;
-/** Bytes of requests gathered before one write. */
-const BATCH_BYTES = 64 * 1024;
+/** Entries read for one connection and not yet taken by its setMany, at most. */
+const SHARE_QUEUE = 8192;
 
 async function inputOf(file: string | undefined, stdin: NodeJS.ReadableStream): Promise<AsyncIterable<Buffer> & { destroy?: () => void }> {
   if (file === undefined || file === '-') return stdin as AsyncIterable<Buffer>;
@@ -49,23 +48,58 @@ export function shardOf(id: string, shards: number): number {
   return (h >>> 0) % shards;
 }
 
-/** One connection of an import and the requests gathered for it. */
-class Shard {
-  readonly client: Client;
-  batch = '';
+interface ImportEntry {
+  readonly id: string;
+  readonly when: bigint;
+  readonly line: number;
+}
 
-  constructor(client: Client) {
-    this.client = client;
+/** One connection's share of the lines: a bounded queue its setMany reads as an async iterable. */
+class Share implements AsyncIterable<ImportEntry> {
+  private items: ImportEntry[] = [];
+  private ended = false;
+  private taker: (() => void) | null = null;
+  private giver: (() => void) | null = null;
+
+  get full(): boolean {
+    return this.items.length >= SHARE_QUEUE;
   }
 
-  /** Writes the batch; waits for the socket, and for answers when too many are in flight. */
-  async flush(): Promise<void> {
-    const c = this.client;
-    if (c.failed !== null) throw c.failed;
-    const text = this.batch;
-    this.batch = '';
-    if (text !== '' && !c.write(text)) await c.drained();
-    if (c.inflight > MAX_INFLIGHT) await c.settledTo(MAX_INFLIGHT / 2);
+  push(e: ImportEntry): void {
+    this.items.push(e);
+    this.wakeTaker();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wakeTaker();
+  }
+
+  /** Resolves once the queue has room. */
+  room(): Promise<void> {
+    return this.full ? new Promise((resolve) => { this.giver = resolve; }) : Promise.resolve();
+  }
+
+  private wakeTaker(): void {
+    const t = this.taker;
+    this.taker = null;
+    t?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<ImportEntry> {
+    for (;;) {
+      if (this.items.length === 0) {
+        if (this.ended) return;
+        await new Promise<void>((resolve) => { this.taker = resolve; });
+        continue;
+      }
+      const batch = this.items;
+      this.items = [];
+      const g = this.giver;
+      this.giver = null;
+      g?.();
+      yield* batch;
+    }
   }
 }
 
@@ -74,8 +108,7 @@ interface Counts {
   skipped: number;
   imported: number;
   failed: number;
-  sent: number;
-  answered: number;
+  unanswered: number;
 }
 
 export const jobImport: Prepare = (args, input) => {
@@ -87,28 +120,26 @@ export const jobImport: Prepare = (args, input) => {
     const extra = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     const refused = opened.find((o) => o.status === 'rejected');
     if (refused !== undefined) {
-      for (const c of extra) c.close();
+      for (const c of extra) c.destroy();
       throw refused.reason;
     }
-    const shards = [first, ...extra].map((c) => new Shard(c));
-    const n: Counts = { lines: 0, skipped: 0, imported: 0, failed: 0, sent: 0, answered: 0 };
-    const replies: ReplyHandler = {
-      line: (rest, rid) => {
-        n.answered++;
-        if (rest === 'OK') {
-          n.imported++;
-        } else {
-          n.failed++;
-          const a = parseAnswer(rest);
-          ctx.warn(`line ${rid}: ${a === null || a.ok ? rest : `${a.code}${a.message === '' ? '' : `: ${a.message}`}`}`);
-        }
-        return true;
-      },
-      fail: () => {},
+    const clients: Client[] = [first, ...extra];
+    const shares = clients.map(() => new Share());
+    const n: Counts = { lines: 0, skipped: 0, imported: 0, failed: 0, unanswered: 0 };
+    let lost: TickdError | null = null;
+    const onError = (err: TickdError, _index: number, entry: JobEntry) => {
+      if (err instanceof ReplyError) {
+        n.failed++;
+        ctx.warn(`line ${(entry as ImportEntry).line}: ${err.code}${err.detail === '' ? '' : `: ${err.detail}`}`);
+      } else {
+        lost ??= err;
+        if (err.maybeApplied) n.unanswered++;
+      }
     };
+    const loads = clients.map((c, i) => c.setMany(shares[i]!, { onError }));
     const framer = new LineFramer();
-    /** Takes one framed line; the shard it filled past BATCH_BYTES, if any. */
-    const take = (line: string | { tooLong: true }): Shard | null => {
+    /** Takes one framed line; the share it filled, if any. */
+    const take = (line: string | { tooLong: true }): Share | null => {
       const lineNo = ++n.lines;
       if (typeof line !== 'string') {
         n.failed++;
@@ -125,12 +156,9 @@ export const jobImport: Prepare = (args, input) => {
         ctx.warn(`line ${lineNo}: ${parsed.message}`);
         return null;
       }
-      const shard = shards[shardOf(parsed.id, shards.length)]!;
-      const rid = String(lineNo);
-      shard.client.expect(rid, replies);
-      n.sent++;
-      shard.batch += `${rid} SET ${parsed.id} ${parsed.ns}\n`;
-      return shard.batch.length >= BATCH_BYTES ? shard : null;
+      const share = shares[shardOf(parsed.id, shares.length)]!;
+      share.push({ id: parsed.id, when: BigInt(parsed.ns), line: lineNo });
+      return share.full ? share : null;
     };
     let complete = false;
     try {
@@ -138,24 +166,24 @@ export const jobImport: Prepare = (args, input) => {
         framer.push(chunk);
         for (let l = framer.shift(); l !== undefined; l = framer.shift()) {
           const full = take(l);
-          if (full !== null) await full.flush();
+          if (full !== null) await full.room();
         }
-        for (const s of shards) await s.flush();
+        if (lost !== null) break;
       }
-      if (framer.bufferedBytes > 0) {
+      if (lost === null && framer.bufferedBytes > 0) {
         framer.push(Buffer.from('\n')); // a last line without its newline
         for (let l = framer.shift(); l !== undefined; l = framer.shift()) take(l);
       }
-      for (const s of shards) await s.flush();
-      await Promise.all(shards.map((s) => s.client.settledTo(0)));
-      complete = true;
-    } catch (err) {
-      const lost = shards.find((s) => s.client.failed !== null)?.client.failed ?? (err instanceof ConnectionError ? err : null);
-      if (lost === null) throw err;
-      throw new ConnectionError(`${lost.message} (${n.imported} jobs imported by then; ${n.sent - n.answered} sent without an answer)`);
+      complete = lost === null;
     } finally {
-      for (const c of extra) c.close();
+      for (const s of shares) s.end();
+      const results = await Promise.allSettled(loads);
+      for (const r of results) if (r.status === 'fulfilled') n.imported += r.value.ok;
+      for (const c of extra) c.destroy();
       if (!complete) source.destroy?.();
+    }
+    if (lost !== null) {
+      throw new ConnectionError(`${ctx.describe(lost).message} (${n.imported} jobs imported by then; ${n.unanswered} sent without an answer)`);
     }
     if (ctx.format === 'json') ctx.out.write(`${toJson({ lines: n.lines, imported: n.imported, failed: n.failed, skipped: n.skipped })}\n`);
     else ctx.warn(`imported ${n.imported} jobs from ${n.lines} lines${n.failed > 0 ? `; ${n.failed} lines failed` : ''}${n.skipped > 0 ? `; ${n.skipped} blank or comment lines` : ''}`);

@@ -2,8 +2,9 @@
 // checks the arguments (a UsageError, exit 2, before anything connects) and returns `execute`,
 // which talks to the daemon and prints.
 import type { OptionValues } from './args.ts';
-import type { Client } from './connection.ts';
-import { DaemonError } from './errors.ts';
+import type { Client } from '../client/index.ts';
+import type { TickdError } from '../client/errors.ts';
+import { DaemonError, type CtlError } from './errors.ts';
 import type { Answer } from './replies.ts';
 import type { OutputFormat } from './settings.ts';
 import type { Sink } from './sink.ts';
@@ -17,6 +18,8 @@ export interface Ctx {
   readonly warn: (message: string) => void;
   /** Connects on first use, the same conversation after. */
   client(): Promise<Client>;
+  /** A client library error in ctl's words and exit status (errors.ts, fromClientError). */
+  readonly describe: (err: TickdError) => CtlError;
   /** Another connection to the same daemon, for the caller to close (import's parallel ones). */
   open(): Promise<Client>;
   readonly stdin: NodeJS.ReadableStream;

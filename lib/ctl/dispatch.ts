@@ -7,9 +7,10 @@ import { EpochClock } from '../clock.ts';
 import { CTL_OPTIONS, type OptionInfo, type OptionValues, type ScannedArgs } from './args.ts';
 import { findCommand, GROUPS, synopsis, type CommandInfo, type CommandName } from './command-list.ts';
 import { PREPARE } from './commands.ts';
-import { openClient, type Client } from './connection.ts';
+import { connect, type Client } from '../client/index.ts';
+import { TickdError } from '../client/errors.ts';
 import type { Ctx } from './context.ts';
-import { CtlError, EXIT_DAEMON, EXIT_OK, UsageError } from './errors.ts';
+import { CtlError, EXIT_DAEMON, EXIT_OK, fromClientError, UsageError } from './errors.ts';
 import { connectSettings, outputFormat, useColor, type ConnectSettings, type Env } from './settings.ts';
 import { Sink } from './sink.ts';
 import { errorText } from '../errors.ts';
@@ -21,12 +22,17 @@ export interface CtlIo {
   readonly env: Env;
 }
 
-/** The one connection of a run (or of a whole prompt session), opened on first use. */
+/**
+ * The one connection of a run (or of a whole prompt session), opened on first use: a client of
+ * the library (lib/client) that never reconnects: a lost conversation ends the command, exit 3.
+ */
 export class Connector {
   private readonly options: OptionValues;
   private readonly env: Env;
   private settings: ConnectSettings | null = null;
   private current: Client | null = null;
+  /** The address of the last conversation, for messages. */
+  addr = '';
 
   constructor(options: OptionValues, env: Env) {
     this.options = options;
@@ -39,19 +45,36 @@ export class Connector {
     return this.settings;
   }
 
+  get timeoutMs(): number {
+    return this.resolve().timeoutMs;
+  }
+
   async client(): Promise<Client> {
-    if (this.current !== null && this.current.failed === null) return this.current;
-    this.current = await openClient(this.resolve());
+    if (this.current !== null && this.current.status === 'ready') return this.current;
+    this.current = await this.open();
     return this.current;
   }
 
   /** A connection of its own (the caller closes it). */
-  open(): Promise<Client> {
-    return openClient(this.resolve());
+  async open(): Promise<Client> {
+    const s = this.resolve();
+    this.addr = s.endpoints.length === 1 ? s.endpoints[0]!.text : this.addr;
+    const client = await connect({
+      addresses: s.endpoints.map((e) => e.text),
+      ...(s.tls === null ? {} : { tls: { rejectUnauthorized: !s.tls.insecure, ...(s.tls.ca === null ? {} : { ca: s.tls.ca }), ...(s.tls.servername === null ? {} : { servername: s.tls.servername }) } }),
+      ...(s.token === null ? {} : { token: s.token }),
+      timeout: s.timeoutMs,
+      connectTimeout: s.timeoutMs,
+      retryStrategy: () => null,
+    });
+    // Errors reach ctl through the calls they fail; the event would only repeat them.
+    client.on('error', () => {});
+    this.addr = client.endpoint?.text ?? this.addr;
+    return client;
   }
 
   close(): void {
-    this.current?.close();
+    this.current?.destroy();
     this.current = null;
   }
 }
@@ -116,6 +139,7 @@ export async function runCommand(scanned: ScannedArgs, run: RunOptions): Promise
       out: sink,
       warn: (m) => { io.stderr.write(`tickd ctl: ${m}\n`); },
       client: () => run.connector.client(),
+      describe: (e) => fromClientError(e, run.connector.timeoutMs, run.connector.addr),
       open: () => run.connector.open(),
       stdin: io.stdin,
       stdoutTTY: io.stdout.isTTY === true,
@@ -129,6 +153,6 @@ export async function runCommand(scanned: ScannedArgs, run: RunOptions): Promise
   } catch (err) {
     await sink.flush();
     if (sink.broken) return EXIT_OK; // the reader went away: nothing left to say
-    return report(err, io);
+    return report(err instanceof TickdError ? fromClientError(err, run.connector.timeoutMs, run.connector.addr) : err, io);
   }
 }

@@ -9,6 +9,7 @@
 //
 // Messages never hold the token: it is read from the environment or a file and only ever
 // written to the socket.
+import { ReplyError, TickdError } from '../client/errors.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_DAEMON = 1;
@@ -48,4 +49,20 @@ export class DaemonError extends CtlError {
     this.code = code;
     this.detail = detail;
   }
+}
+
+/**
+ * A client library error (lib/client/errors.ts) as ctl says it: the daemon's answer exits 1,
+ * anything else 3, in ctl's words (its options named where the library's are).
+ */
+export function fromClientError(err: TickdError, timeoutMs: number, addr: string): CtlError {
+  if (err instanceof ReplyError) return new DaemonError(err.code, err.detail);
+  const e = err.code === 'maybe_applied' && err.cause instanceof TickdError ? err.cause : err;
+  if (e.code === 'timeout') return new ConnectionError(`no answer from ${addr} within ${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`);
+  const message = e.message
+    .replace(/^connection to (\S+) closed/, 'connection to $1 closed before the answer')
+    .replace(' (before any reply: a TLS listener?)', ' (a TLS listener? try --tls)')
+    .replace('(give the CA)', '(give the CA with --cacert)')
+    .replace('give a token (auth_required)', 'give a token with --token-file or TICKD_TOKEN (auth_required)');
+  return new ConnectionError(message);
 }

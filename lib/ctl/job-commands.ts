@@ -2,12 +2,12 @@
 // QUERY, REMOVE.
 import type { Job } from '../domain/job.ts';
 import { validateIdentifier, validatePattern } from '../domain/identifier.ts';
-import type { Client } from './connection.ts';
+import type { Client } from '../client/index.ts';
 import { expectOk, type Ctx, type Prepare } from './context.ts';
 import { ConnectionError, UsageError } from './errors.ts';
 import { JOB_DETAIL_HEADER, JOB_HEADER, JsonArrayWriter, TableWriter, jobCells, jobDetailCells, jobDetailJson, jobJson } from './output.ts';
 import { parseAttemptLine, parseJobBody, parseJobLine, type AttemptLine } from './replies.ts';
-import { listing, pipelined, single } from './requests.ts';
+import { addrOf, listing, pipelined, single } from './requests.ts';
 import { parseWhen } from './when.ts';
 import { toJson } from '../http/json.ts';
 
@@ -50,7 +50,7 @@ export const jobSet: Prepare = (args, input) => {
 async function fetchJob(client: Client, id: string): Promise<{ job: Job; body: string }> {
   const body = expectOk(await single(client, `GET ${id}`));
   const job = parseJobBody(id, body);
-  if (job === null) throw new ConnectionError(`unexpected answer to GET from ${client.endpoint.text}: ${JSON.stringify(body)}`);
+  if (job === null) throw new ConnectionError(`unexpected answer to GET from ${addrOf(client)}: ${JSON.stringify(body)}`);
   return { job, body };
 }
 
@@ -92,7 +92,7 @@ async function streamJobs(ctx: Ctx, prefix: string): Promise<void> {
     if (ctx.format === 'json') ctx.out.write(json.add(jobJson(job)));
     else if (ctx.format === 'raw') ctx.out.write(`${rest}\n`);
     else ctx.out.write(table.add(jobCells(job)));
-    if (ctx.out.broken) client.close();
+    return !ctx.out.broken;
   });
   expectOk(answer);
   ctx.out.write(ctx.format === 'json' ? json.end() : ctx.format === 'raw' ? 'OK\n' : table.end());

@@ -8,7 +8,7 @@ import { expectOk, type Prepare } from './context.ts';
 import { ConnectionError } from './errors.ts';
 import { checkId, printJob } from './job-commands.ts';
 import { parseJobBody } from './replies.ts';
-import { single } from './requests.ts';
+import { addrOf, single } from './requests.ts';
 
 export const jobRetry: Prepare = (args) => {
   const id = checkId('job', args[0]!);
@@ -16,7 +16,7 @@ export const jobRetry: Prepare = (args) => {
     const client = await ctx.client();
     const body = expectOk(await single(client, `RETRY ${id}`));
     const job = parseJobBody(id, body);
-    if (job === null) throw new ConnectionError(`unexpected answer to RETRY from ${client.endpoint.text}: ${JSON.stringify(body)}`);
+    if (job === null) throw new ConnectionError(`unexpected answer to RETRY from ${addrOf(client)}: ${JSON.stringify(body)}`);
     printJob(ctx, job, `OK ${body}`);
     return 0;
   };

@@ -1,60 +1,43 @@
-// The three shapes of request ctl makes over a Client: one answer line (SET, GET, REMOVE,
-// REMOVERULE, RULE SET), a list ended by `<rid> OK` (QUERY, LISTRULES, STAT), and many single
-// requests pipelined (job rm, rule rm). Each resolves with the daemon's answer; a broken
-// conversation rejects with its ConnectionError (exit 3).
-import type { Client } from './connection.ts';
-import { ConnectionError } from './errors.ts';
-import { parseAnswer, type Answer } from './replies.ts';
+// The three shapes of request ctl makes, on the client library (lib/client): one answer line
+// (SET, GET, REMOVE, REMOVERULE, RULE SET, SCHEDULE ...), a listing ended by `<rid> OK`
+// (QUERY, LISTRULES, STAT, ATTEMPTS, SCHEDULE LIST/NEXT/HISTORY), and many single requests
+// pipelined (job rm, rule rm). Each resolves with the daemon's answer as it wrote it (ctl's
+// --raw prints it); a broken conversation rejects with the library's error, which
+// dispatch.ts words for ctl (errors.ts, fromClientError).
+import type { Client } from '../client/index.ts';
+import { ReplyError } from '../client/errors.ts';
+import { call, isWrite, Listing } from '../client/requests.ts';
+import type { Answer } from '../client/replies.ts';
 
-function notProtocol(client: Client, rest: string): ConnectionError {
-  return new ConnectionError(`unexpected reply from ${client.endpoint.text}: ${JSON.stringify(rest.slice(0, 80))}`);
+/** The address of the conversation, for messages. */
+export function addrOf(client: Client): string {
+  return client.endpoint?.text ?? '';
 }
 
 /** One request, one answer line. */
 export function single(client: Client, text: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    client.request(text, {
-      line: (rest) => {
-        const a = parseAnswer(rest);
-        if (a === null) reject(notProtocol(client, rest));
-        else resolve(a);
-        return true;
-      },
-      fail: reject,
-    });
-  });
+  return call(client, text, isWrite(text), (a) => a);
 }
 
 /**
- * A listing: every line that `entry` reads is handed to `onItem`, until `<rid> OK` or an error.
- * `OK` alone is tested first and entries next, so that an entry named OK or ERROR is an entry.
+ * A listing: every line that `entry` reads is handed to `onItem`, with the line as sent, until
+ * `<rid> OK` or an error; `onItem` returning false stops it (the rest is read past).
  */
-export function listing<T>(client: Client, text: string, entry: (rest: string) => T | null, onItem: (item: T, rest: string) => void): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    client.request(text, {
-      line: (rest) => {
-        if (rest === 'OK') {
-          resolve({ ok: true, body: '' });
-          return true;
-        }
-        const item = entry(rest);
-        if (item !== null) {
-          onItem(item, rest);
-          return false;
-        }
-        const a = parseAnswer(rest);
-        if (a !== null && !a.ok) resolve(a);
-        else reject(notProtocol(client, rest));
-        return true;
-      },
-      fail: reject,
-    });
+export async function listing<T>(client: Client, text: string, entry: (rest: string) => T | null, onItem: (item: T, rest: string) => void | boolean): Promise<Answer> {
+  const lines = new Listing(client, text, (rest) => {
+    const item = entry(rest);
+    return item === null ? null : { item, rest };
   });
+  try {
+    for await (const { item, rest } of lines) if (onItem(item, rest) === false) break;
+  } catch (err) {
+    if (err instanceof ReplyError) return { ok: false, code: err.code, message: err.detail };
+    throw err;
+  }
+  return { ok: true, body: '' };
 }
 
 /** Many single requests pipelined on one connection; the answers in the order of `texts`. */
-export async function pipelined(client: Client, texts: readonly string[]): Promise<Answer[]> {
-  const answers = texts.map((t) => single(client, t));
-  await client.drained();
-  return Promise.all(answers);
+export function pipelined(client: Client, texts: readonly string[]): Promise<Answer[]> {
+  return Promise.all(texts.map((t) => single(client, t)));
 }

@@ -17,13 +17,13 @@ import { expectOk, type Ctx, type Prepare } from './context.ts';
 import { ConnectionError, UsageError } from './errors.ts';
 import { checkPrefix } from './job-commands.ts';
 import { JsonArrayWriter, TableWriter } from './output.ts';
-import { listing, single } from './requests.ts';
+import { addrOf, listing, single } from './requests.ts';
 import {
   FIELD_HEADER, HISTORY_HEADER, NEXT_HEADER, SCHEDULE_HEADER, historyCells, historyJson, nextCells, scheduleCells, scheduleJson, scheduleRows,
 } from './schedule-output.ts';
-import { optionOf, parseHistoryLine, parseInstantLine, parseScheduleLine, type ScheduleLine } from './schedule-replies.ts';
+import { optionOf, parseHistoryLine, parseInstantLine, parseScheduleLine, type ScheduleLine } from '../client/schedule-lines.ts';
 import { parseWhen } from './when.ts';
-import type { Client } from './connection.ts';
+import type { Client } from '../client/index.ts';
 
 /** The longest request id ctl uses on a line (`c` and a counter). */
 const RID_ROOM = 12;
@@ -74,7 +74,7 @@ export function scheduleSetLine(id: string, words: readonly string[], nowNs: big
 }
 
 function unexpected(client: Client, what: string, body: string): ConnectionError {
-  return new ConnectionError(`unexpected answer to ${what} from ${client.endpoint.text}: ${JSON.stringify(body.slice(0, 80))}`);
+  return new ConnectionError(`unexpected answer to ${what} from ${addrOf(client)}: ${JSON.stringify(body.slice(0, 80))}`);
 }
 
 /** Sends a request answered `OK <schedule line>` and prints the schedule. */
@@ -122,7 +122,7 @@ export const schedLs: Prepare = (args) => {
       if (ctx.format === 'json') ctx.out.write(json.add(scheduleJson(s)));
       else if (ctx.format === 'raw') ctx.out.write(`${rest}\n`);
       else ctx.out.write(table.add(scheduleCells(s)));
-      if (ctx.out.broken) client.close();
+      return !ctx.out.broken;
     });
     expectOk(answer);
     ctx.out.write(ctx.format === 'json' ? json.end() : ctx.format === 'raw' ? 'OK\n' : table.end());

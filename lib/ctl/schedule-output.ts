@@ -12,7 +12,7 @@
 import type { OccurrenceView } from '../domain/schedule.ts';
 import { toJson, type JsonValue } from '../http/json.ts';
 import { formatTime } from './output.ts';
-import { INTEGER_OPTIONS, optionOf, type ScheduleLine } from './schedule-replies.ts';
+import { INTEGER_OPTIONS, optionOf, type ScheduleLine } from '../client/schedule-lines.ts';
 
 export const SCHEDULE_HEADER = ['ID', 'SPEC', 'TZ', 'NEXT', 'PAUSED', 'FIRED', 'SKIPPED'] as const;
 export const FIELD_HEADER = ['FIELD', 'VALUE'] as const;

@@ -2,17 +2,17 @@
 // STAT, the one command every authenticated client may send whatever its namespace, and
 // succeeds once the whole answer is in; it prints the round trip.
 import { expectOk, type Prepare } from './context.ts';
-import type { Client } from './connection.ts';
+import type { Client } from '../client/index.ts';
 import { STAT_HEADER, TableWriter, statJson } from './output.ts';
 import { parseStatLine } from './replies.ts';
-import { listing } from './requests.ts';
+import { addrOf, listing } from './requests.ts';
 import { toJson } from '../http/json.ts';
 
 /** STAT as ordered pairs, and its lines as the daemon sent them. */
 export async function fetchStat(client: Client): Promise<{ pairs: Array<[string, string]>; lines: string[] }> {
   const pairs: Array<[string, string]> = [];
   const lines: string[] = [];
-  expectOk(await listing(client, 'STAT', parseStatLine, (pair, rest) => { pairs.push(pair); lines.push(rest); }));
+  expectOk(await listing(client, 'STAT', parseStatLine, (pair, rest) => { pairs.push([pair[0], pair[1]]); lines.push(rest); }));
   return { pairs, lines };
 }
 
@@ -32,7 +32,7 @@ export const ping: Prepare = () => async (ctx) => {
   const t0 = process.hrtime.bigint();
   await fetchStat(client);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  const addr = client.endpoint.text;
+  const addr = addrOf(client);
   if (ctx.format === 'json') ctx.out.write(`${toJson({ addr, ms: Math.round(ms * 1000) / 1000 })}\n`);
   else if (ctx.format === 'raw') ctx.out.write('OK\n');
   else ctx.out.write(`${addr} answered in ${ms.toFixed(2)} ms\n`);

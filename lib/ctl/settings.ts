@@ -6,21 +6,17 @@
 // The token: --token, else --token-file, else TICKD_TOKEN, else TICKD_TOKEN_FILE. A token file
 // holds the secret on its first line (a final newline is not part of it). Messages name the
 // file, never its content.
+import { parseEndpoint, type Endpoint } from '../client/options.ts';
 import type { OptionValues } from './args.ts';
 import { UsageError } from './errors.ts';
 import { parseDurationMs } from './when.ts';
 
+/** Addresses are read as the client library reads them. */
+export { parseEndpoint, type Endpoint };
+
 export const DEFAULT_ADDR = '127.0.0.1:5678';
-export const DEFAULT_PORT = 5678;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_INTERVAL_MS = 1000;
-
-export interface Endpoint {
-  readonly host: string;
-  readonly port: number;
-  /** As given, for messages. */
-  readonly text: string;
-}
 
 export interface TlsSettings {
   /** PEM bytes of --cacert; null: the system's trusted CAs. */
@@ -38,25 +34,6 @@ export interface ConnectSettings {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 export type ReadFile = (path: string) => Buffer;
-
-/** One address: HOST:PORT, [IPv6]:PORT, or HOST alone (port 5678). */
-export function parseEndpoint(text: string): Endpoint | string {
-  const t = text.trim();
-  let host: string;
-  let port = DEFAULT_PORT;
-  const v6 = /^\[([0-9A-Fa-f:.]+)\](?::(\d+))?$/.exec(t);
-  if (v6 !== null) {
-    host = v6[1]!;
-    if (v6[2] !== undefined) port = Number(v6[2]);
-  } else {
-    const m = /^([A-Za-z0-9._-]+)(?::(\d+))?$/.exec(t);
-    if (m === null) return `address "${t}" is not HOST:PORT (IPv6 in brackets: [::1]:5678)`;
-    host = m[1]!;
-    if (m[2] !== undefined) port = Number(m[2]);
-  }
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return `address "${t}": port must be 1 to 65535`;
-  return { host, port, text: t };
-}
 
 function flag(options: OptionValues, env: Env, name: 'tls' | 'insecure', variable: string): boolean {
   if (options[name] === true) return true;

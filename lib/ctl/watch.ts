@@ -8,7 +8,7 @@ import type { Job } from '../domain/job.ts';
 import { expectOk, type Prepare } from './context.ts';
 import { checkPrefix } from './job-commands.ts';
 import { parseJobLine } from './replies.ts';
-import { listing } from './requests.ts';
+import { addrOf, listing } from './requests.ts';
 import { fetchStat } from './server-commands.ts';
 import { intervalMs } from './settings.ts';
 import { JobTracker, StatRates, type JobEvent, type SeenJob } from './watch-diff.ts';
@@ -36,7 +36,7 @@ export const watch: Prepare = (args, input) => {
     const tracker = new JobTracker();
     const rates = new StatRates();
     let recent: JobEvent[] = [];
-    const stop = () => client.close();
+    const stop = () => client.destroy();
     ctx.signal.addEventListener('abort', stop);
     if (live) ctx.out.write('\x1b[?1049h\x1b[?25l'); // the alternate screen, cursor hidden
     try {
@@ -48,7 +48,7 @@ export const watch: Prepare = (args, input) => {
         expectOk(answer);
         const atNs = clock.nowNs();
         const events = tracker.update(seen, atNs);
-        const view = { addr: client.endpoint.text, prefix, intervalMs: interval, atNs, stat: pairs, rates: rates.update(pairs, atNs), watched: tracker.size };
+        const view = { addr: addrOf(client), prefix, intervalMs: interval, atNs, stat: pairs, rates: rates.update(pairs, atNs), watched: tracker.size };
         if (live) {
           recent = [...recent, ...events].slice(-KEEP_EVENTS);
           ctx.out.write(screen(view, recent, ctx.screen(), ctx.color));

@@ -1,6 +1,6 @@
 // The FIFO queue of executions waiting for a slot (the runner pool in a runner child, the
-// runner processes in the primary) and of a ctl connection's requests awaiting their answers
-// (lib/ctl/connection.ts): O(1) push and shift on a plain array with a head index,
+// runner processes in the primary) and of a client connection's requests awaiting their
+// answers (lib/client/core.ts): O(1) push and shift on a plain array with a head index,
 // the array compacted once the taken part is at least half of it and COMPACT_AFTER entries
 // long, and dropped whole when it empties, so a burst of a million leaves nothing behind.
 

@@ -4,7 +4,10 @@
 // prefix gives a tickd that works on Node 24: --version, --check on the shipped sample, the
 // daemon (its workers and compaction child forked from dist/) answering SET and GET over TCP
 // and serving /ui/, `tickd ctl`, `tickd dump`; and manual pages that man(1) renders. On an
-// older Node the installed tickd prints one line naming the Node it needs and exits 1.
+// older Node the installed tickd prints one line naming the Node it needs and exits 1. The
+// package also exports the client library (doc/client.md): a program run by that older Node,
+// in a project that installed the tarball, imports it and talks to the installed daemon, and
+// a TypeScript consumer typechecks against its declarations.
 //
 // The pack runs in a copy of the working tree (its files as git lists them, node_modules linked
 // in), so that a test run never writes dist/ into the clone another run may be packing.
@@ -101,6 +104,7 @@ describe('npm package', function () {
   let prefix = '';
   let bin = '';
   let pkgDir = '';
+  let tarball = '';
 
   before(function () {
     this.timeout(180_000); // the install fetches what the npm cache lacks
@@ -110,7 +114,8 @@ describe('npm package', function () {
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     files = info!.files.map((f) => f.path).sort();
     prefix = tempDir('tickd-prefix-');
-    const args = ['install', '--global', '--prefix', prefix, join(out, info!.filename), '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'];
+    tarball = join(out, info!.filename);
+    const args = ['install', '--global', '--prefix', prefix, tarball, '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'];
     const installed = run('npm', args, { timeoutMs: 150_000 });
     expect(installed.code, installed.stderr).to.equal(0);
     bin = join(prefix, 'bin', 'tickd');
@@ -158,7 +163,9 @@ describe('npm package', function () {
     } finally {
       if (exited === null) daemon.proc.kill('SIGKILL');
     }
-    expect(run(NODE24, [bin, 'dump', join(dir, 'logfile')])).to.deep.equal({ code: 0, stdout: 'planned SET pkg.job 1893466800000000000\n', stderr: '' });
+    const dump = run(NODE24, [bin, 'dump', join(dir, 'logfile')]);
+    expect(dump.code, dump.stderr).to.equal(0);
+    expect(dump.stdout.split('\n').filter((l) => l.includes('pkg.job'))).to.deep.equal(['planned SET pkg.job 1893466800000000000']);
   });
 
   it('on an older Node, prints the Node it needs in one line and exits 1', function () {

@@ -27,7 +27,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lib/leadership'],
   ['lib/jetstream'],
   ['lib/logfile'],
-  ['lib/ctl', 'lib/engine', 'lib/net'],
+  ['lib/ctl', 'lib/client', 'lib/engine', 'lib/net'],
   ['lib/http', 'lib/runner', 'lib/protocol'],
   ['lib/auth', 'lib/telemetry'],
   ['lib/store', 'lib/config', 'lib/lease'],
@@ -184,7 +184,13 @@ describe('architecture', () => {
     const daemonSide = [...PRIMARY_SIDE, 'lib/net', 'lib/config', 'lib/auth', 'lib/telemetry', 'lib/jetstream', 'lib/lease', 'lib/leadership', 'cluster'];
     expect(loaded.filter((f) => inside(f, daemonSide))).to.deep.equal([]);
     expect(loaded.filter((f) => inside(f, ['lib/http']))).to.deep.equal(['lib/http/json.ts']);
-    expect(loaded).to.include.members(['lib/ctl/connection.ts', 'lib/protocol/tokenize.ts', 'lib/domain/time.ts']);
+    expect(loaded).to.include.members(['lib/client/core.ts', 'lib/protocol/tokenize.ts', 'lib/domain/time.ts']);
+  });
+
+  it('the client library loads only itself, the tokenizer and pure domain modules (it runs on Node 20)', () => {
+    const loaded = [...closure('lib/client/index.ts')];
+    expect(loaded.filter((f) => !inside(f, ['lib/client', 'lib/domain']) && f !== 'lib/protocol/tokenize.ts' && !f.startsWith('node:'))).to.deep.equal([]);
+    expect(loaded).to.include.members(['lib/client/core.ts', 'lib/protocol/tokenize.ts', 'lib/domain/time.ts']);
   });
 
   it('the primary loads no runner: executions run in the runner child (cluster/runner-child.ts)', () => {

@@ -1,4 +1,4 @@
-// `tickd ctl sched` before and after the wire (lib/ctl/schedule-commands.ts, schedule-replies.ts,
+// `tickd ctl sched` before and after the wire (lib/ctl/schedule-commands.ts, lib/client/schedule-lines.ts,
 // schedule-output.ts, completion.ts): KEY=VALUE words checked as the daemon checks them and
 // quoted as whole tokens, every line the daemon's formatter writes read back exactly, lines
 // that are not schedule answers refused, times shown in UTC and in the schedule's zone across
@@ -10,7 +10,7 @@ import { completionScript } from '../../../lib/ctl/completion.ts';
 import { complete } from '../../../lib/ctl/repl.ts';
 import { scheduleSetLine } from '../../../lib/ctl/schedule-commands.ts';
 import { historyCells, historyJson, localTime, nextCells, scheduleCells, scheduleJson, scheduleRows } from '../../../lib/ctl/schedule-output.ts';
-import { parseHistoryLine, parseInstantLine, parseScheduleLine } from '../../../lib/ctl/schedule-replies.ts';
+import { parseHistoryLine, parseInstantLine, parseScheduleLine } from '../../../lib/client/schedule-lines.ts';
 import { tokenize } from '../../../lib/protocol/tokenize.ts';
 import { scheduleLine } from '../../../lib/protocol/schedule-format.ts';
 import { readSchedule, type Schedule } from '../../../lib/schedule/spec.ts';

@@ -1,4 +1,4 @@
-// Reading the daemon's schedule answers (tickd-protocol(7) SCHEDULES), for `tickd ctl sched`:
+// Reading the daemon's schedule answers (tickd-protocol(7) SCHEDULES), for the client and `tickd ctl sched`:
 // each function takes one reply line with its request id removed and returns null for anything
 // that is not that line. Pure.
 //

@@ -1,0 +1,115 @@
+// Rules as the client writes them (RULE SET) and reads them (LISTRULES):
+// tickd-protocol(7) RUNNERS and tickd-protocol(7) RETRIES AND LIMITS. The runner is the HTTP object form ({type: 'shell', command}
+// ...); the options are `retry`, `concurrency` and `rate`, as the HTTP rule object has them.
+// Writing only shapes the tokens: the daemon checks every value and answers invalid_args
+// naming the field, so the client never refuses what a newer daemon would take. Reading uses
+// the daemon's own option reader, so a listed rule reads back into the values it holds.
+import { quoteArg, runnerTokens } from '../domain/arguments.ts';
+import { formatDuration } from '../domain/duration.ts';
+import { readOptionTokens, type RateLimit } from '../domain/rule-options.ts';
+import type { RetryPolicy as HeldPolicy } from '../domain/retry-policy.ts';
+import { retryClassText } from '../domain/retry-on.ts';
+import { HTTP_METHODS, REDIS_COMMANDS, type RunnerSpec } from '../domain/runner-spec.ts';
+import { tokenize } from '../protocol/tokenize.ts';
+
+export type { RunnerSpec, RateLimit };
+
+/** A retry policy as the daemon holds it; `on` as written (`5xx`, `exit:75`, `404`), when set. */
+export type RetryPolicy = Omit<HeldPolicy, 'on'> & { readonly on?: readonly string[] };
+
+/** A duration: nanoseconds, or text such as `30s`, `1h30m`, `250ms`. */
+export type Duration = bigint | string;
+
+export interface RetryInput {
+  /** Every run counts, the first included: 1 to 1000. */
+  readonly attempts: number;
+  readonly backoff?: 'fixed' | 'exponential';
+  readonly delay?: Duration;
+  readonly factor?: number;
+  readonly maxDelay?: Duration;
+  readonly jitter?: number;
+  /** The failures retried (`5xx`, `429`, `exit`, `exit:75`, `network`, ...); absent: the daemon's default. */
+  readonly on?: readonly string[];
+}
+
+export interface RuleInput {
+  readonly id: string;
+  /** Jobs whose identifier starts with it ('' matches every job). */
+  readonly pattern: string;
+  readonly runner: RunnerSpec;
+  readonly retry?: RetryInput;
+  readonly concurrency?: number;
+  readonly rate?: { readonly limit: number; readonly per: Duration };
+}
+
+/** A rule as the daemon holds it: durations in nanoseconds, every retry field filled in. */
+export interface Rule {
+  readonly id: string;
+  readonly pattern: string;
+  readonly runner: RunnerSpec;
+  readonly retry?: RetryPolicy;
+  readonly concurrency?: number;
+  readonly rate?: RateLimit;
+}
+
+function duration(d: Duration): string {
+  return typeof d === 'bigint' ? formatDuration(d) : d;
+}
+
+/** RULE SET's arguments for `rule`, quoted. */
+export function ruleSetArgs(rule: RuleInput): string {
+  const options: string[] = [];
+  const r = rule.retry;
+  if (r !== undefined) {
+    options.push(`retry.attempts=${r.attempts}`);
+    if (r.backoff !== undefined) options.push(`retry.backoff=${r.backoff}`);
+    if (r.delay !== undefined) options.push(`retry.delay=${duration(r.delay)}`);
+    if (r.factor !== undefined) options.push(`retry.factor=${r.factor}`);
+    if (r.maxDelay !== undefined) options.push(`retry.max_delay=${duration(r.maxDelay)}`);
+    if (r.jitter !== undefined) options.push(`retry.jitter=${r.jitter}`);
+    if (r.on !== undefined) options.push(`retry.on=${r.on.join(',')}`);
+  }
+  if (rule.concurrency !== undefined) options.push(`concurrency=${rule.concurrency}`);
+  if (rule.rate !== undefined) options.push(`rate.limit=${rule.rate.limit}`, `rate.per=${duration(rule.rate.per)}`);
+  return [rule.id, rule.pattern, ...options, ...runnerTokens(rule.runner)].map(quoteArg).join(' ');
+}
+
+
+/** The runner of `<kind> <args...>` by its shape; null for a form the client does not know. */
+export function readRunner(kind: string, a: readonly string[]): RunnerSpec | null {
+  switch (kind) {
+    case 'shell': return a.length === 1 ? { type: 'shell', command: a[0]! } : null;
+    case 'direct': return a.length >= 1 ? { type: 'direct', executable: a[0]!, args: a.slice(1) } : null;
+    case 'http': return a.length === 2 && (HTTP_METHODS as readonly string[]).includes(a[0]!) ? { type: 'http', method: a[0] as 'GET', url: a[1]! } : null;
+    case 'amqp': return a.length === 3 ? { type: 'amqp', dsn: a[0]!, exchange: a[1]!, routing_key: a[2]! } : null;
+    case 'redis': return a.length === 3 && (REDIS_COMMANDS as readonly string[]).includes(a[1]!) ? { type: 'redis', url: a[0]!, command: a[1] as 'SET', key: a[2]! } : null;
+    case 'awf': {
+      if (a.length === 0 || a.length % 2 === 0) return null;
+      const inputs: string[] = [];
+      for (let i = 1; i < a.length; i += 2) {
+        if (a[i] !== '--input') return null;
+        inputs.push(a[i + 1]!);
+      }
+      return { type: 'awf', workflow: a[0]!, inputs };
+    }
+    default: return null;
+  }
+}
+
+/** A LISTRULES line `<rule> <pattern> [option=value...] <kind> <runner_args...>`. */
+export function parseRuleLine(rest: string): Rule | null {
+  const t = tokenize(rest);
+  if (t === null || t.length < 3) return null;
+  let n = 2;
+  while (n < t.length && t[n]!.includes('=')) n++;
+  const read = readOptionTokens(t.slice(2, n));
+  if ('field' in read || n >= t.length) return null;
+  const runner = readRunner(t[n]!, t.slice(n + 1));
+  if (runner === null) return null;
+  const { retry, ...limits } = read.options ?? {};
+  return { id: t[0]!, pattern: t[1]!, runner, ...(retry === undefined ? {} : { retry: writtenPolicy(retry) }), ...limits };
+}
+
+function writtenPolicy({ on, ...rest }: HeldPolicy): RetryPolicy {
+  return on === undefined ? rest : { ...rest, on: on.map(retryClassText) };
+}
