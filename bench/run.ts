@@ -20,6 +20,7 @@ import { row as ctlImport } from './rows/ctl-import.ts';
 import { row as durable } from './rows/durable.ts';
 import { row as enqueue } from './rows/enqueue.ts';
 import { row as fireDirect } from './rows/fire-direct.ts';
+import { row as footprint } from './rows/footprint.ts';
 import { row as fireHttp } from './rows/fire-http.ts';
 import { row as fireRedis } from './rows/fire-redis.ts';
 import { row as httpPut } from './rows/http-put.ts';
@@ -32,10 +33,11 @@ import { row as rss } from './rows/rss.ts';
 import { row as schedulesMinute } from './rows/schedules-minute.ts';
 import { row as schedulesReplay } from './rows/schedules-replay.ts';
 import { row as schedulesRss } from './rows/schedules-rss.ts';
+import { row as workers } from './rows/workers.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, retries, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, clientPipelined, schedulesMinute, schedulesRss, schedulesReplay, cluster, clusterFailover];
+const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, retries, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, clientPipelined, schedulesMinute, schedulesRss, schedulesReplay, cluster, clusterFailover, workers, footprint];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)

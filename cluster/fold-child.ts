@@ -3,7 +3,8 @@
 // source into a new output (lib/logfile/fold.ts) and answer 'folded' or 'fold-failed'. In
 // cluster mode, for each 'checkpoint': make the cluster's checkpoint
 // (lib/jetstream/checkpoint-make.ts) and answer 'checkpointed' or 'checkpoint-failed'.
-// It lives only as long as its primary: a lost IPC channel ends it at once.
+// It lives only as long as its primary: a lost IPC channel ends it at once. The primary
+// spawns it for a job and retires it when it has been idle a while (cluster/fold-process.ts).
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { ClusterOptions } from '../lib/cli.ts';
@@ -11,6 +12,7 @@ import { makeCheckpoint } from '../lib/jetstream/checkpoint-make.ts';
 import { foldLogfile } from '../lib/logfile/fold.ts';
 import type { FromFoldChild, ToFoldChild } from './ipc/fold-messages.ts';
 import { errorText } from '../lib/errors.ts';
+import { saveCompileCache } from './compile-cache.ts';
 
 /**
  * Nice 19 for every thread of this process (Linux addresses a thread by its TID). Threads
@@ -52,6 +54,7 @@ lowestPriority();
 // progress, and the point is to stop at once.
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 send({ t: 'ready' }); // chrt, if any, let us start
+saveCompileCache();
 process.on('message', async (msg: ToFoldChild) => {
   switch (msg.t) {
     case 'fold':

@@ -1,5 +1,5 @@
 // The primary's side of the compaction child role (cluster/fold-child.ts; messages in
-// cluster/ipc/fold-messages.ts): where a compaction's fold runs, a long-lived child process at
+// cluster/ipc/fold-messages.ts): where a compaction's fold runs, a child process at
 // the lowest CPU priority, so that on a small machine the tick never waits for it. It is the
 // Folds the logfile's compactor is given (lib/logfile/folds.ts).
 //
@@ -11,9 +11,12 @@
 // thread of it (main, GC, JIT, file reads) gives way to the primary at once; its threads also
 // take nice 19 (the only lowering left where chrt is missing).
 //
-// Why long-lived: spawning forks the primary, and with a store of a million jobs the fork
-// alone holds its event loop for 10-20 ms. The child is spawned at startup, before the replay
-// fills the heap, and only respawned if it dies (then at that cost, once).
+// Why not long-lived: an idle child is a whole Node process (about 45 MB) kept for a fold an
+// hour. It is spawned for a job and retired once it has been idle for LINGER_MS (cluster
+// checkpoints come in runs; a logfile's fold is one job a cycle), so an idle daemon has none.
+// The cost is the spawn: it forks the primary, which holds its event loop in proportion to
+// its heap (measured here: 13 ms at 650 MB, about 2 ms at 100 MB), once per cycle, at the
+// cycle's start, not at the fold's end.
 //
 // Where chrt is installed but SCHED_IDLE is refused (a seccomp filter, say), chrt exits at
 // once: the child is then respawned without it, at nice 19 only, and the fold goes on.
@@ -58,16 +61,21 @@ export function findChrt(): string | null {
 
 /** The command line of the fold child: node, under `chrt --idle 0` when `chrt` is given. */
 function foldCommand(chrt: string | null): { file: string; args: string[] } {
-  // --expose-gc: the child collects after each fold, so that it idles small between cycles.
+  // --expose-gc: the child collects after each fold, so that it is small while it lingers.
   const node = [process.execPath, '--expose-gc', CHILD_ENTRY];
   return chrt === null ? { file: node[0]!, args: node.slice(1) } : { file: chrt, args: ['--idle', '0', ...node] };
 }
+
+/** How long a child without a job lives on (a run of checkpoints reuses it). */
+export const LINGER_MS = 30_000;
 
 export interface FoldProcessOptions {
   /** chrt(1) to start the child under SCHED_IDLE; default: findChrt() on Linux; null: none. */
   readonly chrt?: string | null;
   /** Gets the warning when chrt fails and the child runs without SCHED_IDLE. */
   readonly log?: Logger;
+  /** How long an idle child lives on; default LINGER_MS. */
+  readonly lingerMs?: number;
 }
 
 /** Whether `child` (its process handle and its IPC channel) holds this process's event loop open. */
@@ -97,15 +105,21 @@ export class FoldProcess implements Folds {
   private readonly log: Logger | undefined;
   private waiting: Waiting | null = null;
   private closed = false;
+  private readonly lingerMs: number;
+  private retire: NodeJS.Timeout | null = null;
 
   constructor(opts: FoldProcessOptions = {}) {
     this.chrt = opts.chrt !== undefined ? opts.chrt : process.platform === 'linux' ? findChrt() : null;
     this.log = opts.log;
+    this.lingerMs = opts.lingerMs ?? LINGER_MS;
   }
 
-  /** Spawns the child now (cheap while the primary's heap is still small). */
+  /** Spawns the child now, if there is none (a job spawns it too); it is retired after lingerMs without a job. */
   start(): void {
-    if (this.child === null && !this.closed) this.child = this.spawn();
+    if (this.child === null && !this.closed) {
+      this.child = this.spawn();
+      this.idle();
+    }
   }
 
   /** The child's pid, while it runs. */
@@ -135,14 +149,34 @@ export class FoldProcess implements Folds {
 
   private send(job: ToFoldChild): void {
     this.start();
+    this.busy();
     const child = this.child!;
     keepAlive(child, true); // a fold in progress keeps the primary's loop alive, an idle child does not
     child.send(job);
   }
 
+  /** No job: the child is retired after lingerMs unless one comes. */
+  private idle(): void {
+    this.busy();
+    this.retire = setTimeout(() => {
+      this.retire = null;
+      const child = this.child;
+      if (child === null || this.waiting !== null) return;
+      this.child = null; // before the exit, which is then no loss (lost())
+      child.kill('SIGKILL'); // idle: nothing is cut short
+    }, this.lingerMs);
+    this.retire.unref();
+  }
+
+  private busy(): void {
+    if (this.retire !== null) clearTimeout(this.retire);
+    this.retire = null;
+  }
+
   /** Ends the child (abandoning a fold in progress); later folds are refused. */
   async close(): Promise<void> {
     this.closed = true;
+    this.busy();
     const child = this.child;
     if (child === null) return;
     if (child.exitCode === null && child.signalCode === null) {
@@ -190,6 +224,7 @@ export class FoldProcess implements Folds {
   private settle(): Waiting | null {
     const waiting = this.waiting;
     this.waiting = null;
+    if (this.child !== null && !this.closed) this.idle();
     return waiting;
   }
 

@@ -4,8 +4,8 @@
 // does lives in its own module (start-up inputs in lib/config/inputs.ts, start and stop in
 // lifecycle.ts, the workers and their messages in supervisor.ts).
 // Startup order: config -> token file -> TLS material -> signal handlers (cluster/lifecycle.ts)
-// -> "starting" -> telemetry (and the instruments GET /metrics reads) -> the runner child
-// processes forked (while this heap is small) -> replay the logfile
+// -> "starting" -> telemetry (and the instruments GET /metrics reads) -> replay the logfile
+// -> the runner child processes forked if some rule has a runner (else at the first rule)
 // -> engine -> workers listening (commands are answered from here on) -> then, in one
 // synchronous step: pidfile -> re-dispatch of the jobs left `triggered` on disk -> tick loop
 // -> compaction -> "ready".
@@ -52,6 +52,7 @@ import { FoldProcess } from './fold-process.ts';
 import { RunnerProcesses } from './runner-processes.ts';
 import { Supervisor } from './supervisor.ts';
 import { Lifecycle } from './lifecycle.ts';
+import { saveCompileCache } from './compile-cache.ts';
 
 export type RunAction = Extract<CliAction, { mode: 'run' }>;
 
@@ -86,7 +87,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const activity = new ActivityRing();
   // The metrics exist only once the log is replayed; the hooks read them at each execution.
   const sinks: { results: ExecutionResults; activity: ActivityRing; instruments: JobInstruments | null } = { results, activity, instruments: null };
-  // Forked now: a fork costs time in proportion to this heap, which the replay fills.
+  // Forked once a rule needs them (RunnerProcesses.use, after the replay).
   const runners = new RunnerProcesses({
     count: action.runnerProcesses,
     maxInflight: action.maxInflight,
@@ -95,7 +96,6 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     ...poolHooks(sinks),
   });
   life.own({ pool: runners });
-  runners.start();
   warmUpFiring(); // before the state is loaded: its cost does not grow with the stores
 
   const jobs = new JobStore();
@@ -106,6 +106,8 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   life.own({ storage });
   log.info({ persistence: storage.kind, logfile: storage.path, jobs: jobs.size, rules: rules.size, schedules: schedules.size }, 'state loaded');
   if (life.stopRequested) return;
+  runners.use(rules.kinds());
+  rules.onKindsChanged = () => runners.use(rules.kinds());
 
   const connections = new ConnectionCounts();
   const instruments = meters?.instruments({
@@ -212,6 +214,7 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   ticker.start();
   storage.startCompaction();
   log.info({ tcp: addresses.tcp, http: addresses.http, tls: tls !== null, auth: tokens !== null, workers: action.workers, persistence: storage.kind }, 'ready');
+  saveCompileCache();
 }
 
 /** GET /metrics's answer: this process's metrics in the Prometheus text format. */

@@ -25,6 +25,7 @@ import type { ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } fr
 import { ProgressOutbox } from './ipc/progress-outbox.ts';
 import { Standby } from './runner-standby.ts';
 import { requestShortSlice } from './short-slice.ts';
+import { keepCompileCacheFromJobs, saveCompileCache } from './compile-cache.ts';
 
 let pool: RunnerPool | null = null;
 let log: Logger | null = null;
@@ -47,6 +48,7 @@ function response(exec: Execution, success: boolean, r: RunReport): ExecutionRes
 }
 
 function start(init: RunnerInit): void {
+  keepCompileCacheFromJobs(); // before any runner starts a process
   log = createLogger(init.logLevel, 'runner', init.logFormat);
   const runnerCtx: RunnerContext = { shellPath: init.shellPath, shellArgs: [...init.shellArgs], timeoutMs: init.timeoutMs, log: log.child({ component: 'runner' }) };
   ctx = runnerCtx;
@@ -70,7 +72,7 @@ function start(init: RunnerInit): void {
     onAbandoned: (exec, report) => abandoned.push(response(exec, false, report)),
   });
   // After this turn, so that the child takes work (and a stop) before the modules load.
-  setImmediate(() => preloadRunners(runnerCtx));
+  setImmediate(() => preloadRunners(runnerCtx, init.kinds, saveCompileCache));
 }
 
 async function stop(graceMs: number): Promise<void> {
@@ -99,6 +101,9 @@ process.on('message', (msg: ToRunnerChild) => {
     case 'prepare':
       if (ctx !== null) prepareRunner(msg.runner, ctx);
       if (msg.awakeNs !== null) standby.at(msg.awakeNs);
+      return;
+    case 'load':
+      if (ctx !== null) preloadRunners(ctx, msg.kinds, saveCompileCache);
       return;
     case 'stop':
       void stop(msg.graceMs);

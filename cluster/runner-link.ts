@@ -16,7 +16,7 @@ import { ChildProcess, fork } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Execution } from '../lib/runner/execution.ts';
-import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
+import type { NetworkKind, RunnerSpec } from '../lib/domain/runner-spec.ts';
 import type { ExecutionRequest, ExecutionResponse, FromRunnerChild, RunnerInit, ToRunnerChild } from './ipc/runner-messages.ts';
 import { TurnFlush } from './ipc/channel.ts';
 
@@ -130,6 +130,11 @@ export class RunnerLink {
   /** Tells the child of the next due job's runner and due time (lib/engine/lookahead.ts). */
   prepare(runner: RunnerSpec, awakeNs: bigint | null): void {
     if (this.usable) this.post({ t: 'prepare', runner, awakeNs });
+  }
+
+  /** Tells the child of network runner kinds a rule now uses: it loads their modules. */
+  loadKinds(kinds: readonly NetworkKind[]): void {
+    if (this.usable) this.post({ t: 'load', kinds });
   }
 
   /**

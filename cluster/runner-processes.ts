@@ -17,8 +17,13 @@
 //   sending it again could run a non-idempotent runner twice, and a job whose runner kills
 //   its child would kill every child it reached. At most once per attempt.
 // - After stop() begins nothing is handed over: the queue is dropped, later submits too.
+// - The children exist only once some rule has a runner (use()): an idle daemon without rules
+//   has none. Forked then, the fork costs time in proportion to the primary's heap (about
+//   13 ms per 650 MB here), once; a job of the first rule due at once waits for the child's
+//   start. They stay when the last rule goes. Each child loads the module of a network kind
+//   (http, amqp, redis) once a rule uses it, not before (tickd(8) "Runner processes").
 import type { Logger } from '../lib/log.ts';
-import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
+import { networkKinds, type NetworkKind, type RunnerSpec, type RunnerType } from '../lib/domain/runner-spec.ts';
 import { ABORTED, runnerError, type Execution } from '../lib/runner/execution.ts';
 import type { RunReport, RunnerPoolOptions } from '../lib/runner/pool.ts';
 import { wallNowNs } from '../lib/clock.ts';
@@ -38,7 +43,7 @@ export interface RunnerProcessesOptions extends Pick<RunnerPoolOptions, 'onStart
   /** How many children (--runner-processes). */
   readonly count: number;
   readonly maxInflight: number;
-  readonly init: Omit<RunnerInit, 'maxInflight'>;
+  readonly init: Omit<RunnerInit, 'maxInflight' | 'kinds'>;
   readonly log: Logger;
   /** Test seam (LinkOptions.fork). */
   readonly fork?: LinkOptions['fork'];
@@ -54,6 +59,8 @@ export class RunnerProcesses {
   readonly #backoffs: RespawnBackoff[];
   readonly #respawns = new Set<NodeJS.Timeout>();
   readonly #queue = new Fifo<Execution>();
+  /** The network kinds some rule uses: every child loads their modules. */
+  #kinds: readonly NetworkKind[] = [];
   #inflight = 0;
   #stopped = false;
   #stopping: Promise<void> | undefined;
@@ -71,6 +78,20 @@ export class RunnerProcesses {
   /** Forks the children (cheapest while the primary's heap is still small). */
   start(): void {
     for (let i = 0; i < this.#links.length; i++) if (this.#links[i] === null && !this.#stopped) this.#links[i] = this.#spawn(i);
+  }
+
+  /**
+   * The runner types the rules use now (lib/store/rules.ts kinds()): the children are forked
+   * at the first, and told of network kinds to load.
+   */
+  use(types: ReadonlySet<RunnerType>): void {
+    if (types.size === 0 || this.#stopped) return;
+    const kinds = networkKinds(types);
+    const added = kinds.filter((k) => !this.#kinds.includes(k));
+    this.#kinds = [...new Set([...this.#kinds, ...kinds])];
+    const forked = this.#links.some((l) => l !== null);
+    if (!forked) return this.start(); // their init carries the kinds
+    if (added.length > 0) for (const l of this.#links) l?.loadKinds(added);
   }
 
   /** Executions waiting to be handed to a child. */
@@ -155,7 +176,7 @@ export class RunnerProcesses {
   }
 
   #spawn(slot: number): RunnerLink {
-    const init: RunnerInit = { ...this.#opts.init, maxInflight: this.maxInflight };
+    const init: RunnerInit = { ...this.#opts.init, maxInflight: this.maxInflight, kinds: this.#kinds };
     const link = new RunnerLink({ init, heapMb: runnerHeapMb(this.maxInflight), events: this.#events, ...(this.#opts.fork === undefined ? {} : { fork: this.#opts.fork }) });
     this.#links[slot] = link;
     this.#log.debug({ pid: link.pid, slot }, 'runner process started');

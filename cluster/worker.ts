@@ -19,6 +19,7 @@ import { encodeBatch } from './ipc/batch-codec.ts';
 import { PrimaryLink, TurnBatcher } from './ipc/channel.ts';
 import type { ToPrimary, ToWorker, WorkerInit } from './ipc/messages.ts';
 import { WORKER_DRAIN_MS } from './ipc/timing.ts';
+import { saveCompileCache } from './compile-cache.ts';
 import { startHttp, type HttpHandle, type Readiness } from './worker-http.ts';
 
 
@@ -101,6 +102,7 @@ async function start(init: WorkerInit): Promise<void> {
     httpAddr = formatAddress(http.host, http.port);
   }
   send({ t: 'listening', tcp: formatAddress(tcpAddr.host, tcpAddr.port), http: httpAddr });
+  saveCompileCache();
 }
 
 async function drain(): Promise<void> {

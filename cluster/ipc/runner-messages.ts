@@ -12,11 +12,14 @@
 // closes (the primary is gone), aborting what still runs. A child holding no request at the
 // stop is killed instead: there is nothing to wait for. 'prepare' may come at any time after
 // 'init': the next due job's runner (the primary's lookahead), so that the child has what it
-// needs ready (an http connection); it is answered by nothing.
+// needs ready (an http connection); it is answered by nothing. 'load' may come at any time
+// after 'init': the network runner kinds some rule now uses, whose modules the child loads
+// (and warms) before a job of the kind comes due; answered by nothing.
 import type { AttemptOutcome } from '../../lib/domain/attempt.ts';
 import type { LogLevel } from '../../lib/log.ts';
 import type { LogFormat } from '../../lib/log-format.ts';
 import type { RunnerSpec } from '../../lib/domain/runner-spec.ts';
+import type { NetworkKind } from '../../lib/domain/runner-spec.ts';
 
 export interface RunnerInit {
   /** `[shell] path` and `[shell] args`. */
@@ -30,6 +33,8 @@ export interface RunnerInit {
   readonly logFormat: LogFormat;
   /** The scheduler slice the child asks for its main thread (--tick-slice; 0: the default). */
   readonly sliceUs: number;
+  /** The network runner kinds some rule uses: their modules are loaded at the start. */
+  readonly kinds: readonly NetworkKind[];
 }
 
 /** The spec's execution request, plus the job's execution time (the http body, the process environment). */
@@ -64,6 +69,8 @@ export type ToRunnerChild =
   | { readonly t: 'execute'; readonly requests: ExecutionRequest[] }
   /** The next due job's runner (lib/engine/lookahead.ts) and its due time to be awake at, epoch ns, or null. */
   | { readonly t: 'prepare'; readonly runner: RunnerSpec; readonly awakeNs: bigint | null }
+  /** Network runner kinds a rule now uses (their modules are loaded, once). */
+  | { readonly t: 'load'; readonly kinds: readonly NetworkKind[] }
   | { readonly t: 'stop'; readonly graceMs: number };
 
 export type FromRunnerChild =

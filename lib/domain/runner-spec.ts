@@ -20,6 +20,15 @@ export type RunnerSpec =
 export type RunnerType = RunnerSpec['type'];
 export const RUNNER_TYPES: readonly RunnerType[] = ['shell', 'direct', 'http', 'awf', 'amqp', 'redis'];
 
+/** The kinds whose runner is a module of its own (a client library), loaded only for a rule that uses it. */
+export type NetworkKind = Extract<RunnerType, 'http' | 'amqp' | 'redis'>;
+const NETWORK_KINDS: readonly NetworkKind[] = ['http', 'amqp', 'redis'];
+
+/** Which of `types` are network kinds, in a fixed order. */
+export function networkKinds(types: ReadonlySet<RunnerType>): NetworkKind[] {
+  return NETWORK_KINDS.filter((k) => types.has(k));
+}
+
 /**
  * The JSON object form of any runner (tickd-protocol(7) HTTP INTERFACE): `type` first, then
  * the kind's fields in a fixed order, arrays copied. The one shape runners take in HTTP

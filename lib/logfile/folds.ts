@@ -6,10 +6,8 @@ import type { FoldResult } from './fold.ts';
 /** Runs a fold of `src` into the new file `dst`; cancel() abandons it (its promise then rejects). */
 export type FoldRunner = (src: string, dst: string) => { readonly result: Promise<FoldResult>; cancel(): void };
 
-/** Something that runs folds: spawned early (start), closed at the end. */
+/** Something that runs folds (a process spawned for them: cluster/fold-process.ts), closed at the end. */
 export interface Folds {
   readonly run: FoldRunner;
-  /** Get ready now (a process is spawned while the caller's heap is still small). */
-  start(): void;
   close(): Promise<void>;
 }

@@ -1,14 +1,12 @@
 // Startup wiring of logfile persistence, in the only safe order: replay (leftover
 // `.to_compress` first, then the log) -> journal on the log -> compactor (not started).
-// The compactor's folds are started before the replay, while the heap is small: the primary's
-// fold process is spawned then, because a spawn forks the primary and the fork of a full heap
-// stalls the event loop (cluster/fold-process.ts).
+// The compactor's folds run in a process spawned for them when a cycle begins
+// (cluster/fold-process.ts).
 // The caller starts the compactor once the daemon is ready, and at shutdown stops the
 // compactor before closing the journal.
 import type { Logger } from '../log.ts';
 import { Compactor } from './compact.ts';
 import type { Folds } from './folds.ts';
-import { exists, toCompressPath } from './fsutil.ts';
 import type { LogRecord } from '../engine/journal.ts';
 import { replayStartup } from './replay.ts';
 import type { StartupReplay } from './replay.ts';
@@ -41,7 +39,6 @@ export interface OpenedLogfile {
 export async function openLogfile(opts: OpenLogfileOptions): Promise<OpenedLogfile> {
   const { folds } = opts;
   try {
-    if (opts.compressionIntervalSec > 0 || (await exists(toCompressPath(opts.path)))) folds.start();
     const replay = await replayStartup(opts.path, opts.onRecord, opts.log);
     const journal = await FileJournal.open({ path: opts.path, fsync: opts.fsync, log: opts.log });
     const compactor = new Compactor({

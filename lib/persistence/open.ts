@@ -3,7 +3,6 @@
 // engine gets only the journal (null in memory mode: nothing on disk, nothing retained).
 import type { ClusterOptions } from '../cli.ts';
 import type { Config } from '../config/schema.ts';
-import { openClusterStorage } from './cluster-storage.ts';
 import type { CheckpointRunner } from '../leadership/checkpoint-schedule.ts';
 import { StartupError } from '../errors.ts';
 import type { Folds } from '../logfile/folds.ts';
@@ -37,7 +36,9 @@ export async function openStorage(inputs: StorageInputs): Promise<Storage> {
   const { config, jobs, rules, schedules, log, folds } = inputs;
   const db = config.database;
   if (inputs.cluster !== null) {
-    folds.start(); // spawned now, while this heap is small
+    // Loaded only in cluster mode: the NATS client and the leadership code are most of the
+    // primary's modules, about 10 MB of a single node's RSS that would never run.
+    const { openClusterStorage } = await import('./cluster-storage.ts');
     return openClusterStorage({
       opts: inputs.cluster, jobs, rules, schedules, log, stopped: inputs.stopped, checkpoints: inputs.checkpoints, closeCheckpoints: () => folds.close(),
     });

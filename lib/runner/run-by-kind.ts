@@ -4,11 +4,12 @@
 // still yields an outcome, a runner error.
 //
 // The network runners are loaded apart from the child's start-up (most of it: up to a second on
-// a busy two-core machine, which a stop right after the start would wait for): preloadRunners()
-// (preload.ts) begins loading them once the child serves, so that the first job of a kind (the first POST
-// of a burst) does not wait for a module load; a job that comes sooner waits for the same load.
+// a busy two-core machine, which a stop right after the start would wait for), and only for a
+// kind some rule uses: preloadRunners() (preload.ts) loads them once the child serves or when
+// the first rule of the kind is set, so that the first job of a kind (the first POST of a
+// burst) does not wait for a module load; a job that comes sooner waits for the same load.
 import type { AttemptOutcome } from '../domain/attempt.ts';
-import type { RunnerSpec } from '../domain/runner-spec.ts';
+import type { NetworkKind, RunnerSpec } from '../domain/runner-spec.ts';
 import type { Logger } from '../log.ts';
 import { runAwf } from './awf.ts';
 import { runDirect } from './direct.ts';
@@ -34,6 +35,11 @@ class LazyModule<M> {
     return (this.loading ??= this.importer().then((m) => (this.loaded = m)));
   }
 
+  /** Whether load() was called. */
+  get started(): boolean {
+    return this.loading !== undefined;
+  }
+
   /** `use` with the module: at once when it is loaded, else once it is. */
   with<T>(use: (m: M) => Promise<T>): Promise<T> {
     return this.loaded !== undefined ? use(this.loaded) : this.load().then(use);
@@ -44,9 +50,14 @@ const http = new LazyModule(() => import('./http.ts'));
 const amqp = new LazyModule(() => import('./amqp.ts'));
 const redis = new LazyModule(() => import('./redis.ts'));
 
-/** Loads a network runner's module (a job of the kind that comes sooner waits for the same load). */
-export function loadRunnerModule(kind: 'http' | 'amqp' | 'redis'): Promise<unknown> {
-  return (kind === 'http' ? http : kind === 'amqp' ? amqp : redis).load();
+/**
+ * Loads a network runner's module (a job of the kind that comes sooner waits for the same
+ * load); true for the call that started the load, false when it was loading or loaded already.
+ */
+export function loadRunnerModule(kind: NetworkKind): Promise<boolean> {
+  const lazy = kind === 'http' ? http : kind === 'amqp' ? amqp : redis;
+  const fresh = !lazy.started;
+  return lazy.load().then(() => fresh);
 }
 
 /**

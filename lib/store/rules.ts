@@ -16,7 +16,13 @@
 // `lengths` holds exactly the L with a non-zero count.
 // Ordering: ids are compared by UTF-16 code units, which is byte order for the ASCII
 // identifiers that validation admits (tickd-protocol(7) "Identifiers and patterns").
+//
+// Runner kinds: the store counts its rules of each runner type, and calls onKindsChanged when a
+// type gains its first rule or loses its last, whoever changed the rules (a command, a replay,
+// a cluster follower applying the leader's records): the runner processes exist and hold a
+// kind's module only while a rule could need them (tickd(8) "Runner processes").
 import type { Rule } from '../domain/rule.ts';
+import type { RunnerType } from '../domain/runner-spec.ts';
 import { narrowest } from './prefix.ts';
 import { scanSlots, type Page } from '../domain/page.ts';
 
@@ -29,6 +35,9 @@ export class RuleStore {
   private readonly lengthCount = new Map<number, number>();
   /** Distinct pattern lengths, longest first. */
   private readonly lengths: number[] = [];
+  private readonly kindCount = new Map<RunnerType, number>();
+  /** A runner type gained its first rule or lost its last (kinds() tells which are used). */
+  onKindsChanged: () => void = () => {};
 
   get size(): number {
     return this.byId.size;
@@ -49,6 +58,8 @@ export class RuleStore {
       this.slots[fresh] = rule;
       this.byId.set(rule.id, fresh);
     }
+    this.countKind(rule.runner.type, 1);
+    if (previous !== undefined) this.countKind(previous.runner.type, -1);
     if (previous === undefined) {
       this.index(rule.pattern, rule.id);
     } else if (previous.pattern !== rule.pattern) {
@@ -67,7 +78,13 @@ export class RuleStore {
     this.slots[slot] = undefined;
     this.free.push(slot);
     this.unindex(previous.pattern, id);
+    this.countKind(previous.runner.type, -1);
     return previous;
+  }
+
+  /** The runner types at least one rule uses. */
+  kinds(): Set<RunnerType> {
+    return new Set(this.kindCount.keys());
   }
 
   /** Deletes every rule (a cluster node rebuilding its copy of the log). */
@@ -120,6 +137,13 @@ export class RuleStore {
     }
     this.byPattern.delete(pattern);
     this.countLength(pattern.length, -1);
+  }
+
+  private countKind(kind: RunnerType, delta: 1 | -1): void {
+    const count = (this.kindCount.get(kind) ?? 0) + delta;
+    if (count > 0) this.kindCount.set(kind, count);
+    else this.kindCount.delete(kind);
+    if (count === (delta === 1 ? 1 : 0)) this.onKindsChanged();
   }
 
   private countLength(len: number, delta: 1 | -1): void {

@@ -16,7 +16,10 @@ export interface DaemonOptions {
   readonly config?: ConfigTree;
   /** Reuse a directory (restart tests); a new temp dir otherwise. */
   readonly dir?: string;
-  readonly workers?: number;
+  /** Run bin/tickd as a program (its #! line, as an init system does), not by this test's Node. */
+  readonly asProgram?: boolean;
+  /** --workers (default 1); null: none given, the daemon's own default. */
+  readonly workers?: number | null;
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   /** Name the config file in TICKD_CONFIG instead of with -c. */
@@ -76,8 +79,8 @@ export class Daemon {
     const dir = opts.dir ?? tempDir();
     const configPath = join(dir, 'tickd.toml');
     writeFileSync(configPath, stringify(buildConfig(dir, opts.config)));
-    const args = [...(opts.configInEnv === true ? [] : ['-c', configPath]), '-w', String(opts.workers ?? 1), ...(opts.args ?? [])];
-    const argv = [process.execPath, TICKD, ...args];
+    const args = [...(opts.configInEnv === true ? [] : ['-c', configPath]), ...(opts.workers === null ? [] : ['-w', String(opts.workers ?? 1)]), ...(opts.args ?? [])];
+    const argv = opts.asProgram === true ? [TICKD, ...args] : [process.execPath, TICKD, ...args];
     const [file, ...rest] = opts.nofile === undefined ? argv : ['/bin/sh', '-c', `ulimit -n ${opts.nofile} && exec "$@"`, 'sh', ...argv];
     const env = { ...process.env, ...(opts.configInEnv === true && { TICKD_CONFIG: configPath }), ...opts.env };
     const proc = spawn(file!, rest, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -11,5 +11,5 @@ export function inProcessFolds(wrap: (run: FoldRunner) => FoldRunner = (run) => 
     const cancelled = new Promise<never>((_, reject) => { cancel = () => reject(new Error('fold cancelled')); });
     return { result: Promise.race([foldLogfile(src, dst), cancelled]), cancel };
   };
-  return { run: wrap(run), start() {}, close: async () => {} };
+  return { run: wrap(run), close: async () => {} };
 }

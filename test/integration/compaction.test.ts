@@ -111,12 +111,22 @@ describe('compaction', function () {
     }
   });
 
-  it('runs one fold child from startup, which ends with the daemon, gracefully or killed', async function () {
+  it('starts no fold child before a cycle, one for a cycle, which ends with the daemon, gracefully or killed', async function () {
     if (process.platform !== 'linux') this.skip(); // /proc
     const dir = tempDir();
+    const idle = await logfileDaemon(dir, { compression_interval: 3600 });
+    try {
+      expect(childrenRunning(idle.proc.pid!, 'fold-child.ts')).to.deep.equal([]); // the first cycle is an hour away
+    } finally {
+      await idle.stop();
+    }
     for (const end of ['stop', 'kill'] as const) {
-      const daemon = await logfileDaemon(dir, { compression_interval: 3600 });
-      const children = childrenRunning(daemon.proc.pid!, 'fold-child.ts');
+      const daemon = await logfileDaemon(dir, { compression_interval: 1 });
+      const c = await LineClient.connect(daemon.tcp);
+      await pipeline(c, [`SET fold.me ${FAR_FUTURE_NS}`, `SET fold.me ${FAR_FUTURE_NS + 1n}`]); // something to fold
+      c.close();
+      let children: number[] = [];
+      await waitFor(() => (children = childrenRunning(daemon.proc.pid!, 'fold-child.ts')).length > 0, 10_000, 'the fold child of the first cycle');
       expect(children).to.have.length(1);
       if (end === 'stop') expect((await daemon.stop()).code).to.equal(0);
       else await daemon.kill();

@@ -1,5 +1,5 @@
 // The fold child: lowest CPU priority on every thread, outputs it creates exclusively,
-// respawned after a loss, and gone once its primary is gone.
+// respawned after a loss, retired when idle, and gone once its primary is gone.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -50,8 +50,35 @@ describe('cluster/fold-process', function () {
       expect(new Set(tids().map((tid) => policyOf(pid, tid)))).to.deep.equal(new Set([viaChrt ? SCHED_IDLE : 0]));
       const dir = tempDir();
       expect(await folds.run(sourceFile(dir), join(dir, 'out')).result).to.include({ inputRecords: 3, outputRecords: 2 });
-      expect(folds.pid).to.equal(pid); // the same child serves every cycle
+      expect(folds.pid).to.equal(pid); // the child spawned serves the job
     });
+  });
+
+  it('spawns the child for a job and retires it once idle; the next job spawns another', async () => {
+    await withFolds(async (folds) => {
+      expect(folds.pid).to.equal(undefined); // none until there is work
+      const dir = tempDir();
+      const run = folds.run(sourceFile(dir), join(dir, 'out1'));
+      const first = folds.pid!;
+      expect(await run.result).to.include({ outputRecords: 2 });
+      expect(await folds.run(sourceFile(dir), join(dir, 'out2')).result).to.include({ outputRecords: 2 });
+      expect(folds.pid).to.equal(first); // a job within the linger reuses it
+      await waitFor(() => folds.pid === undefined && !alive(first), 10_000, 'the idle child to be retired');
+      expect(await folds.run(sourceFile(dir), join(dir, 'out3')).result).to.include({ outputRecords: 2 });
+      expect(folds.pid).to.not.equal(first);
+    }, { lingerMs: 300 });
+  });
+
+  it('does not retire a child while a fold runs: a linger of 1 ms, folds of 100+ ms (the child\'s start included)', async () => {
+    await withFolds(async (folds) => {
+      const dir = tempDir();
+      for (const out of ['out1', 'out2', 'out3']) {
+        const run = folds.run(sourceFile(dir), join(dir, out));
+        const pid = folds.pid!;
+        expect(await run.result).to.include({ outputRecords: 2 });
+        expect(pid).to.be.a('number');
+      }
+    }, { lingerMs: 1 });
   });
 
   it('never writes into a file that already exists (an orphan\'s or a leftover output)', async () => {

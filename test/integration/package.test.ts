@@ -72,7 +72,7 @@ function olderNode(): { path: string; version: string } | null {
 /** The installed daemon on Node 24, started on ephemeral ports; resolves at its "ready" line. */
 async function startInstalled(bin: string, dir: string): Promise<{ proc: ChildProcess; tcp: Address; http: Address; stderr: string[] }> {
   const config = join(dir, 'tickd.toml');
-  writeFileSync(config, stringify(buildConfig(dir, { database: { persistence: 'logfile' }, http: { listen: '127.0.0.1:0' } })));
+  writeFileSync(config, stringify(buildConfig(dir, { database: { persistence: 'logfile', compression_interval: 1 }, http: { listen: '127.0.0.1:0' } })));
   const proc = spawn(NODE24, [bin, '-c', config, '-w', '1'], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(proc);
   proc.on('exit', () => running.delete(proc));
@@ -124,10 +124,10 @@ describe('npm package', function () {
 
   it('ships only what runs: the launcher, the compiled JavaScript, the manual pages and the samples', () => {
     expect(files.filter((f) => !SHIPPED.test(f))).to.deep.equal([]);
-    expect(files.filter((f) => f.endsWith('.ts'))).to.deep.equal([]);
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).to.deep.equal([]);
     expect(files).to.include.members([
       'bin/tickd', 'dist/package.json', 'dist/cluster/main.js', 'dist/cluster/worker.js', 'dist/cluster/fold-child.js', 'dist/cluster/runner-child.js',
-      'dist/lib/http/ui/console/index.html', 'dist/lib/http/ui/docs/index.html', 'etc/tickd.toml', 'etc/systemd/tickd.service',
+      'dist/lib/client/index.js', 'dist/lib/client/index.d.ts', 'dist/lib/http/ui/console/index.html', 'dist/lib/http/ui/docs/index.html', 'etc/tickd.toml', 'etc/systemd/tickd.service',
       ...PKG.man.map((m) => m.replace(/^\.\//, '')),
     ]);
   });
@@ -143,11 +143,13 @@ describe('npm package', function () {
     const daemon = await startInstalled(bin, dir);
     let exited: Promise<number | null> | null = null;
     try {
-      // The worker, the compaction child and the runner child run the compiled modules.
-      await waitFor(() => childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'fold-child.js')).length === 1, 10_000, 'the fold child');
+      // The worker, the runner child (forked at the first rule) and the compaction child (for
+      // a cycle, every second here) run the compiled modules.
       expect(childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'worker.js'))).to.have.length(1);
-      expect(childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'runner-child.js'))).to.have.length(1);
       const c = await LineClient.connect(daemon.tcp);
+      expect(await c.request('r0', 'RULE SET pkg.rule pkg. shell "true"')).to.deep.equal(['r0 OK']);
+      expect(childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'runner-child.js'))).to.have.length(1);
+      await waitFor(() => childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'fold-child.js')).length === 1, 10_000, 'the fold child');
       expect(await c.request('r1', 'SET pkg.job 2030-01-01 03:00:00')).to.deep.equal(['r1 OK']);
       expect(await c.request('r2', 'GET pkg.job')).to.deep.equal(['r2 OK planned 1893466800000000000']);
       c.close();
@@ -172,6 +174,51 @@ describe('npm package', function () {
     const old = olderNode();
     if (old === null) this.skip(); // no Node older than 24 on PATH
     expect(run(old!.path, [bin, '--version'])).to.deep.equal({ code: 1, stdout: '', stderr: `tickd: needs Node.js 24 (this is ${old!.version})\n` });
+  });
+
+  it('exports the client: a program on the older Node imports it from the installed tarball; TypeScript reads its declarations', async function () {
+    const old = olderNode();
+    if (old === null) this.skip(); // no Node older than 24 on PATH
+    this.timeout(180_000); // the install fetches what the npm cache lacks
+    const project = tempDir('tickd-consumer-');
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    const installed = run('npm', ['install', tarball, '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project, timeoutMs: 150_000 });
+    expect(installed.code, installed.stderr).to.equal(0);
+    writeFileSync(join(project, 'main.mjs'), [
+      "import { connect, isoFromNs, ReplyError } from 'tickd';",
+      'const c = await connect({ addresses: process.argv[2] });',
+      "await c.set('n20.job', new Date('2030-01-01T03:00:00Z'));",
+      "const job = await c.get('n20.job');",
+      'const listed = [];',
+      "for await (const j of c.listJobs('n20.')) listed.push(`${j.id} ${j.status} ${j.execution}`);",
+      "const refused = await c.set('bad id', 0n).catch((e) => `${e instanceof ReplyError} ${e.code}`);",
+      'await c.close();',
+      'console.log(JSON.stringify({ node: process.version, iso: isoFromNs(job.execution), listed, refused }));',
+    ].join('\n'));
+    const daemon = await startInstalled(bin, tempDir());
+    try {
+      const r = run(old!.path, ['main.mjs', `${daemon.tcp.host}:${daemon.tcp.port}`], { cwd: project });
+      expect(r.code, r.stderr).to.equal(0);
+      expect(JSON.parse(r.stdout)).to.deep.equal({
+        node: old!.version, iso: '2030-01-01T03:00:00Z', listed: ['n20.job planned 1893466800000000000'], refused: 'true invalid_args',
+      });
+    } finally {
+      daemon.proc.kill('SIGKILL');
+    }
+    writeFileSync(join(project, 'consumer.ts'), [
+      "import { connect, type Job, type TickdError } from 'tickd';",
+      "const c = await connect({ addresses: ['127.0.0.1:5678'], timeout: 1000 });",
+      "const job: Job | null = await c.get('x');",
+      'const when: bigint | undefined = job?.execution;',
+      "const code: string = ({} as TickdError).code;",
+      'console.log(when, code);',
+    ].join('\n'));
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')] },
+      files: ['consumer.ts'],
+    }));
+    const tsc = run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: project, timeoutMs: 60_000 });
+    expect(tsc, tsc.stdout).to.deep.include({ code: 0 });
   });
 
   it('installs the manual pages, which man(1) renders', function () {

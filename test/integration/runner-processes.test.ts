@@ -2,7 +2,8 @@
 // cluster/runner-processes.ts): never in the primary itself; a child killed under its
 // executions fails exactly those (at most once per attempt), is replaced, and the queue it
 // had not been handed runs in the replacement; several children share the executions; a
-// primary that dies takes its children with it.
+// primary that dies takes its children with it. They exist once a rule does, and load a
+// network runner's module only for a kind some rule uses.
 import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,12 +36,13 @@ describe('runner child processes', function () {
     const daemon = await Daemon.start();
     daemons.push(daemon);
     const primary = daemon.proc.pid!;
-    const children = childrenRunning(primary, CHILD);
-    expect(children, 'one runner child by default').to.have.length(1);
-    expect(cmdline(children[0]!).some((a) => a.startsWith('--max-old-space-size='))).to.equal(true);
+    expect(childrenRunning(primary, CHILD), 'no rule, no runner child').to.deep.equal([]);
     const c = await LineClient.connect(daemon.tcp);
     const out = join(daemon.dir, 'ppid.out');
     await ok(c, `RULE SET pp. pp. shell "echo $PPID >> ${out}"`);
+    const children = childrenRunning(primary, CHILD);
+    expect(children, 'one runner child by default, forked at the first rule').to.have.length(1);
+    expect(cmdline(children[0]!).some((a) => a.startsWith('--max-old-space-size='))).to.equal(true);
     await ok(c, `SET pp.1 ${nowNs()}`);
     await waitFor(async () => (await getJob(c, 'pp.1')).startsWith('executed'), 10_000, 'pp.1 executed');
     const ppid = Number(lines(out)[0]);
@@ -56,13 +58,13 @@ describe('runner child processes', function () {
     const daemon = await Daemon.start({ args: ['--max-inflight', '2'], config: { http: { listen: '127.0.0.1:0' } } });
     daemons.push(daemon);
     const primary = daemon.proc.pid!;
-    const [first] = childrenRunning(primary, CHILD);
     const c = await LineClient.connect(daemon.tcp);
     const pids = join(daemon.dir, 'sleep.pids');
     pidFiles.push(pids);
     const done = join(daemon.dir, 'fast.out');
     // `exec` makes the recorded pid the sleep's: the orphan the kill leaves is killed in after().
     await ok(c, `RULE SET slow. slow. shell "echo $$ >> ${pids}; exec sleep 30"`);
+    const [first] = childrenRunning(primary, CHILD);
     await ok(c, `RULE SET fast. fast. shell "echo $TICKD_JOB_ID >> ${done}"`);
     await ok(c, `SET slow.1 ${nowNs()}`);
     await ok(c, `SET slow.2 ${nowNs()}`);
@@ -109,11 +111,11 @@ describe('runner child processes', function () {
   it('--runner-processes 2: two children share the executions', async () => {
     const daemon = await Daemon.start({ args: ['--runner-processes', '2'] });
     daemons.push(daemon);
-    const children = childrenRunning(daemon.proc.pid!, CHILD);
-    expect(children).to.have.length(2);
     const c = await LineClient.connect(daemon.tcp);
     const out = join(daemon.dir, 'ppid.out');
     await ok(c, `RULE SET two. two. shell "echo $PPID >> ${out}"`);
+    const children = childrenRunning(daemon.proc.pid!, CHILD);
+    expect(children).to.have.length(2);
     const at = nowNs() + 200_000_000n; // all due at one tick, handed over in one turn
     let batch = '';
     for (let i = 0; i < 20; i++) batch += `s${i} SET two.${i} ${at}\n`;
@@ -128,16 +130,38 @@ describe('runner child processes', function () {
   it('a primary that dies takes its runner child with it, and the child aborts what it ran', async () => {
     const daemon = await Daemon.start();
     daemons.push(daemon);
-    const [child] = childrenRunning(daemon.proc.pid!, CHILD);
     const c = await LineClient.connect(daemon.tcp);
     const pids = join(daemon.dir, 'orphan.pids');
     pidFiles.push(pids);
     await ok(c, `RULE SET orph. orph. shell "echo $$ >> ${pids}; exec sleep 30"`);
+    const [child] = childrenRunning(daemon.proc.pid!, CHILD);
     await ok(c, `SET orph.1 ${nowNs()}`);
     await waitFor(() => lines(pids).length === 1, 10_000, 'the sleep running');
     c.close();
     await daemon.kill();
     await waitFor(() => !alive(child!), 5000, 'the runner child gone');
     await waitFor(() => !alive(Number(lines(pids)[0])), 5000, 'its sleep killed');
+  });
+
+  it('a network runner\'s module is loaded only once a rule of its kind exists, in a child forked before or after it', async () => {
+    const loaded = (d: Daemon): string[] => logRecords(d, 'runner module loaded').map((r) => String(r['kind'])).sort();
+    const daemon = await Daemon.start({ config: { log: { level: 'debug' }, database: { persistence: 'logfile' } } });
+    daemons.push(daemon);
+    const c = await LineClient.connect(daemon.tcp);
+    await ok(c, `RULE SET sh. sh. shell "true"`);
+    await ok(c, `RULE SET web. web. http POST http://127.0.0.1:9/hook`);
+    await waitFor(() => loaded(daemon).length === 1, 10_000, 'the http module loaded');
+    await ok(c, `RULE SET web2. web2. http GET http://127.0.0.1:9/other`); // a kind already loaded: nothing more
+    await ok(c, 'RULE SET q. q. redis redis://127.0.0.1:9/0 LPUSH key');
+    await waitFor(() => loaded(daemon).length === 2, 10_000, 'the redis module loaded');
+    expect(loaded(daemon)).to.deep.equal(['http', 'redis']); // never amqp: no rule uses it
+    c.close();
+    expect((await daemon.stop()).code).to.equal(0);
+    // Restarted on the same logfile: its child is forked after the replay, with the kinds in use.
+    const again = await Daemon.start({ dir: daemon.dir, config: { log: { level: 'debug' }, database: { persistence: 'logfile' } } });
+    daemons.push(again);
+    await waitFor(() => loaded(again).length === 2, 10_000, 'the modules of the replayed rules loaded');
+    expect(loaded(again)).to.deep.equal(['http', 'redis']);
+    expect((await again.stop()).code).to.equal(0);
   });
 });

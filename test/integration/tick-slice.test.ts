@@ -28,15 +28,14 @@ describe('tick thread slice', function () {
     }
     expect(line).to.include({ msg: 'tick thread: short scheduler slice', sliceUs: 100 });
     expect(schedSlice(daemon.proc.pid!)).to.equal(100_000);
-    const runnerLine = await daemon.waitForLog(isRunnerSliceLine);
-    expect(runnerLine).to.include({ msg: 'runner process: short scheduler slice', sliceUs: 100 });
-    expect(runnerLine['pid']).to.not.equal(daemon.proc.pid);
-    expect(schedSlice(Number(runnerLine['pid']))).to.equal(100_000);
-
     const out = join(daemon.dir, 'slice.out');
     const c = await LineClient.connect(daemon.tcp);
     try {
-      await c.request('1', `RULE SET sl. sl. direct /bin/sh -c "grep se.slice /proc/$$/sched > ${out}"`);
+      await c.request('1', `RULE SET sl. sl. direct /bin/sh -c "grep se.slice /proc/$$/sched > ${out}"`); // forks the runner child
+      const runnerLine = await daemon.waitForLog(isRunnerSliceLine);
+      expect(runnerLine).to.include({ msg: 'runner process: short scheduler slice', sliceUs: 100 });
+      expect(runnerLine['pid']).to.not.equal(daemon.proc.pid);
+      expect(schedSlice(Number(runnerLine['pid']))).to.equal(100_000);
       await c.request('2', `SET sl.1 ${nowNs()}`);
       await waitFor(async () => (await jobStatus(c, 'sl.1')) === 'executed', 10000, 'sl.1 executed');
     } finally {
@@ -51,14 +50,28 @@ describe('tick thread slice', function () {
     daemon = await Daemon.start({ args: ['--tick-slice', '250'] });
     expect(await daemon.waitForLog(isSliceLine)).to.include({ sliceUs: 250 });
     expect(schedSlice(daemon.proc.pid!)).to.equal(250_000);
+    await ruleAndJob(daemon); // the runner child exists once a rule does
     const runnerLine = await daemon.waitForLog(isRunnerSliceLine);
     expect(runnerLine).to.include({ sliceUs: 250 });
     expect(schedSlice(Number(runnerLine['pid']))).to.equal(250_000);
     await daemon.stop();
 
     daemon = await Daemon.start({ args: ['--tick-slice', '0'] });
+    await ruleAndJob(daemon);
     expect(schedSlice(daemon.proc.pid!)).to.equal(schedSlice(process.pid));
     expect(daemon.stderr.join('\n')).to.not.include('tick thread');
     expect(daemon.stderr.join('\n')).to.not.include('runner process: ');
   });
 });
+
+/** A rule (which forks the runner child) and a job it ran: the child has started. */
+async function ruleAndJob(daemon: Daemon): Promise<void> {
+  const c = await LineClient.connect(daemon.tcp);
+  try {
+    await c.request('1', 'RULE SET rj. rj. shell "true"');
+    await c.request('2', `SET rj.1 ${nowNs()}`);
+    await waitFor(async () => (await jobStatus(c, 'rj.1')) === 'executed', 10000, 'rj.1 executed');
+  } finally {
+    c.close();
+  }
+}

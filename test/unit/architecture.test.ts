@@ -45,24 +45,29 @@ function tsFiles(dir: string): string[] {
 
 /** Every module a file imports (static and dynamic), as repository-relative paths or bare names;
  * with `runtimeOnly`, leaves out `import type` (erased before the code runs). */
-function importsOf(file: string, runtimeOnly = false): string[] {
+function importsOf(file: string, runtimeOnly = false, staticOnly = false): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   const re = /(?:^|\n)\s*((?:import|export)\s(?:type\s)?)[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
-  const specs = [...text.matchAll(re)].filter((m) => !(runtimeOnly && m[1]?.endsWith('type '))).map((m) => m[2] ?? m[3]!);
+  const specs = [...text.matchAll(re)]
+    .filter((m) => !(runtimeOnly && m[1]?.endsWith('type ')) && !(staticOnly && m[3] !== undefined))
+    .map((m) => m[2] ?? m[3]!);
   return specs.map((s) => (s.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), s)) : s));
 }
 
 const inside = (path: string, dirs: string[]) => dirs.some((d) => path === d || path.startsWith(`${d}/`));
 
 /** The modules an entry file loads when it runs (transitive, runtime imports only). */
-function closure(entry: string): Set<string> {
+function closure(entry: string, staticOnly = false): Set<string> {
   const seen = new Set<string>();
   const todo = [entry];
   while (todo.length > 0) {
     const f = todo.pop()!;
     if (seen.has(f)) continue;
     seen.add(f);
-    for (const dep of importsOf(f, true)) if (dep.endsWith('.ts')) todo.push(dep);
+    for (const dep of importsOf(f, true, staticOnly)) {
+      if (dep.endsWith('.ts')) todo.push(dep);
+      else seen.add(dep); // a package or node: module, recorded, not followed
+    }
   }
   return seen;
 }
@@ -199,6 +204,19 @@ describe('architecture', () => {
     const child = closure('cluster/runner-child.ts');
     expect(child).to.include.members(['lib/runner/pool.ts', 'lib/runner/http.ts', 'lib/runner/redis.ts', 'lib/runner/amqp.ts', 'lib/runner/process.ts']);
     expect([...child].filter((f) => inside(f, ['lib/engine', 'lib/store', 'lib/logfile']))).to.deep.equal([]);
+  });
+
+  it('a worker starts with no engine, store, runner, logfile or cluster module, and no telemetry SDK (loaded only when telemetry is on)', () => {
+    const loaded = [...closure('cluster/worker.ts', true)];
+    expect(loaded.filter((f) => inside(f, ['lib/engine', 'lib/store', 'lib/runner', 'lib/logfile', 'lib/persistence', 'lib/jetstream', 'lib/leadership']))).to.deep.equal([]);
+    expect(loaded.filter((f) => f.startsWith('@opentelemetry/') || f.startsWith('@nats-io/'))).to.deep.equal([]);
+    expect(loaded).to.include.members(['lib/net/tcp.ts', 'cluster/worker-http.ts']);
+  });
+
+  it('a single node\'s primary starts without the cluster modules (NATS, leadership): loaded in cluster mode only', () => {
+    const loaded = [...closure('cluster/primary.ts', true)];
+    expect(loaded.filter((f) => inside(f, ['lib/jetstream', 'lib/leadership', 'lib/lease']) || f.startsWith('@nats-io/'))).to.deep.equal([]);
+    expect([...closure('cluster/primary.ts')]).to.include('lib/persistence/cluster-storage.ts');
   });
 
   it('the primary never loads protocol parsing, HTTP or socket modules', () => {

@@ -1,13 +1,18 @@
 import { expect } from 'chai';
-import { parseCli, SECRET_REQUIRED } from '../../lib/cli.ts';
+import { availableParallelism } from 'node:os';
+import { defaultWorkers, parseCli, SECRET_REQUIRED } from '../../lib/cli.ts';
 
 describe('cli', () => {
+  it('defaults to half the CPUs as workers, at least 1 and at most 4', () => {
+    expect([1, 2, 3, 4, 6, 8, 16, 64].map(defaultWorkers)).to.deep.equal([1, 1, 1, 2, 3, 4, 4, 4]);
+  });
+
   it('runs with defaults', () => {
     const a = parseCli([]);
     expect(a.mode).to.equal('run');
     if (a.mode !== 'run') return;
     expect(a.config).to.equal(null);
-    expect(a.workers).to.be.at.least(1);
+    expect(a.workers).to.equal(defaultWorkers(availableParallelism()));
     expect(a.maxInflight).to.equal(256);
     expect(a.runnerProcesses).to.equal(1);
     expect(a.pidfile).to.equal(null);

@@ -171,7 +171,7 @@ describe('logfile/compact', () => {
       folding.open();
       return { result, cancel };
     };
-    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds: { run: fold, start() {}, close: async () => {} } });
+    const compactor = new Compactor({ path, journal, intervalSec: 0, log: silentLogger(), folds: { run: fold, close: async () => {} } });
     const outcome = compactor.runOnce();
     await folding.wait;
     await compactor.stop();

@@ -1,0 +1,52 @@
+// bin/tickd run as a program (as systemd or an init script runs it): /bin/sh reads its first
+// lines and exec(2)s Node on it, so the process started is the daemon itself, with no
+// launcher beside it (tickd(8) Processes), and it stops on SIGTERM with status 0. In a clone
+// the daemon's processes share tickd's compile cache, which the jobs' environment does not
+// carry (cluster/compile-cache.ts).
+import { expect } from 'chai';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { Daemon, TICKD } from '../helpers/daemon.ts';
+import { LineClient, nowNs, waitFor } from '../helpers/client.ts';
+import { childPids, cmdline } from '../helpers/procfs.ts';
+import { getJob, ok } from './logfile-helpers.ts';
+
+describe('bin/tickd as a program', function () {
+  before(function () {
+    if (process.platform !== 'linux') this.skip(); // /proc
+  });
+
+  it('is the daemon itself: Node exec(2)ed on bin/tickd, no launcher process, SIGTERM stops it with 0', async () => {
+    const daemon = await Daemon.start({ asProgram: true });
+    try {
+      const pid = daemon.proc.pid!;
+      expect(readlinkSync(`/proc/${pid}/exe`)).to.match(/\/node$/); // not /bin/sh
+      expect(cmdline(pid)).to.include(TICKD);
+      // Its children are the daemon's roles, none another tickd (a launcher's child would be).
+      for (const child of childPids(pid)) expect(cmdline(child).some((a) => a.endsWith('bin/tickd'))).to.equal(false);
+      const c = await LineClient.connect(daemon.tcp);
+      expect(await c.request('s', 'SET l.1 2030-01-01 00:00:00')).to.deep.equal(['s OK']);
+      c.close();
+    } finally {
+      expect(await daemon.stop()).to.deep.equal({ code: 0, signal: null });
+    }
+  });
+
+  it('keeps tickd\'s compile cache out of the environment of jobs', async () => {
+    const daemon = await Daemon.start({ asProgram: true });
+    try {
+      // The primary's children get it (/proc/<pid>/environ is what a process started with).
+      const [worker] = childPids(daemon.proc.pid!);
+      expect(readFileSync(`/proc/${worker}/environ`, 'utf8').split('\0')).to.include(`NODE_COMPILE_CACHE=${join(TICKD, '..', '..', 'node_modules', '.cache', 'tickd')}`);
+      const c = await LineClient.connect(daemon.tcp);
+      const out = join(daemon.dir, 'env.out');
+      await ok(c, `RULE SET e e. shell "echo cache=\${NODE_COMPILE_CACHE-unset} > ${out}"`);
+      await ok(c, `SET e.1 ${nowNs()}`);
+      await waitFor(async () => (await getJob(c, 'e.1')).startsWith('executed'), 10_000, 'e.1 executed');
+      expect(readFileSync(out, 'utf8')).to.equal('cache=unset\n');
+      c.close();
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
