@@ -14,9 +14,12 @@
 // Why not long-lived: an idle child is a whole Node process (about 45 MB) kept for a fold an
 // hour. It is spawned for a job and retired once it has been idle for LINGER_MS (cluster
 // checkpoints come in runs; a logfile's fold is one job a cycle), so an idle daemon has none.
-// The cost is the spawn: it forks the primary, which holds its event loop in proportion to
-// its heap (measured here: 13 ms at 650 MB, about 2 ms at 100 MB), once per cycle, at the
-// cycle's start, not at the fold's end.
+// The cost is the spawn: it forks the primary, which holds its event loop for a time that
+// grows with its memory, once per cycle, at the cycle's start. Measured in bench row
+// `compaction` (a primary of 127 MB RSS, jobs firing every 2 ms on two busy cores): 9.4 ms,
+// and the row's worst lateness rose from 8-10 ms to 15-19 ms. A spawner forked while the heap
+// is small (a shell that forks the child on request, handing on the IPC channel) would take
+// that away; not built yet.
 //
 // Where chrt is installed but SCHED_IDLE is refused (a seccomp filter, say), chrt exits at
 // once: the child is then respawned without it, at nice 19 only, and the fold goes on.

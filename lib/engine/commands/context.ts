@@ -19,7 +19,7 @@ export interface EngineContext {
   readonly scheduling: Scheduling;
   /**
    * Null while records that need format `needs` may be written; else why not (cluster mode: a
-   * node behind it). Schedules need format 3, a rule with options format 4.
+   * node behind it). Schedules need format 3, a rule with options format 4 (5 with retry.on).
    */
   readonly formatRefused: (needs: number) => string | null;
 }
