@@ -153,11 +153,12 @@ describe('cluster mode: several nodes, one leader, failover', function () {
       expect(acked.length, 'writes were acknowledged').to.be.above(0);
       expect(acked.filter((id) => !present.has(id)), 'acknowledged SETs lost').to.deep.equal([]);
       // A job fired twice was in flight at the kill: first fired before the leader was dead
-      // (requests its runner child had sent by then arrive within 50 ms).
+      // (requests its runner child had sent by then arrive within 100 ms: 51 ms was seen on a
+      // loaded CI machine; a new leader fires only after the TTL, seconds later).
       const counts = sink.counts();
       for (const id of due.filter((d) => (counts.get(d) ?? 0) > 1)) {
         const firstFired = sink.fired.find((f) => f.id === id)!;
-        expect(firstFired.at, `${id} fired twice`).to.be.at.most(deadAt + 50);
+        expect(firstFired.at, `${id} fired twice`).to.be.at.most(deadAt + 100);
       }
       // The killed node comes back as a follower for the next round.
       const back = await startNode(nats!, { cluster: 'chaos', name: `node-back-${round}` });

@@ -216,12 +216,14 @@ describe('retries and limits through the daemon', function () {
     await waitFor(() => receiver.hits.length === 100, 30_000, '100 jobs run');
     // The daemon's own start times (the attempt history), not the receiver's arrival times,
     // which a busy machine delays by up to 200 ms each. The window is kept by the primary; a
-    // start is stamped in the runner child a message later, so 20 ms are allowed for that.
+    // start is stamped in the runner child a message later, which a loaded CI machine delayed
+    // by 20.4 ms once: 50 ms are allowed. A window that let a burst through at its boundary
+    // (a fixed window) would show 11 starts within milliseconds, far below this.
     const starts: bigint[] = [];
     for (const id of ids) starts.push(...(await attemptsOf(api, id)).map((a) => BigInt(a['started_ns'] as number)));
     const times = starts.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     expect(times).to.have.length(100);
-    for (let i = 10; i < times.length; i++) expect(Number(times[i]! - times[i - 10]!) / 1e6, `start ${i}`).to.be.at.least(980);
+    for (let i = 10; i < times.length; i++) expect(Number(times[i]! - times[i - 10]!) / 1e6, `start ${i}`).to.be.at.least(950);
     expect(Number(times[99]! - times[0]!) / 1e9).to.be.within(8.9, 12);
   });
 
