@@ -20,8 +20,9 @@
 // - The children exist only once some rule has a runner (use()): an idle daemon without rules
 //   has none. Forked then, the fork holds the primary for a time that grows with its memory
 //   (9.4 ms at 127 MB RSS, measured in a busy daemon), once; a job of the first rule due at
-//   once waits for the child's start. They stay when the last rule goes. Each child loads the module of a network kind
-//   (http, amqp, redis) once a rule uses it, not before (tickd(8) "Runner processes").
+//   once waits for the child's start. They stay when the last rule goes. Each child loads
+//   the module of a network kind (http, amqp, redis) once a rule uses it, not before
+//   (tickd(8) "Runner processes").
 import type { Logger } from '../lib/log.ts';
 import { networkKinds, type NetworkKind, type RunnerSpec, type RunnerType } from '../lib/domain/runner-spec.ts';
 import { ABORTED, runnerError, type Execution } from '../lib/runner/execution.ts';
