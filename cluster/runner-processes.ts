@@ -87,9 +87,8 @@ export class RunnerProcesses {
    */
   use(types: ReadonlySet<RunnerType>): void {
     if (types.size === 0 || this.#stopped) return;
-    const kinds = networkKinds(types);
-    const added = kinds.filter((k) => !this.#kinds.includes(k));
-    this.#kinds = [...new Set([...this.#kinds, ...kinds])];
+    const added = networkKinds(types).filter((k) => !this.#kinds.includes(k));
+    this.#kinds = [...this.#kinds, ...added];
     const forked = this.#links.some((l) => l !== null);
     if (!forked) return this.start(); // their init carries the kinds
     if (added.length > 0) for (const l of this.#links) l?.loadKinds(added);

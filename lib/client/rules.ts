@@ -3,13 +3,16 @@
 // ...); the options are `retry`, `concurrency` and `rate`, as the HTTP rule object has them.
 // Writing only shapes the tokens: the daemon checks every value and answers invalid_args
 // naming the field, so the client never refuses what a newer daemon would take. Reading uses
-// the daemon's own option reader, so a listed rule reads back into the values it holds.
+// the daemon's own grammar (lib/domain/runner-args.ts), so a listed rule reads back into the
+// values it holds.
 import { quoteArg, runnerTokens } from '../domain/arguments.ts';
 import { formatDuration } from '../domain/duration.ts';
-import { readOptionTokens, type RateLimit } from '../domain/rule-options.ts';
+import type { RateLimit } from '../domain/rule-options.ts';
+import type { Rule as HeldRule } from '../domain/rule.ts';
+import { parseRunnerArgs, splitRuleOptions } from '../domain/runner-args.ts';
 import type { RetryPolicy as HeldPolicy } from '../domain/retry-policy.ts';
 import { retryClassText } from '../domain/retry-on.ts';
-import { HTTP_METHODS, REDIS_COMMANDS, type RunnerSpec } from '../domain/runner-spec.ts';
+import type { RunnerSpec } from '../domain/runner-spec.ts';
 import { tokenize } from '../protocol/tokenize.ts';
 
 export type { RunnerSpec, RateLimit };
@@ -75,39 +78,27 @@ export function ruleSetArgs(rule: RuleInput): string {
 }
 
 
-/** The runner of `<kind> <args...>` by its shape; null for a form the client does not know. */
-export function readRunner(kind: string, a: readonly string[]): RunnerSpec | null {
-  switch (kind) {
-    case 'shell': return a.length === 1 ? { type: 'shell', command: a[0]! } : null;
-    case 'direct': return a.length >= 1 ? { type: 'direct', executable: a[0]!, args: a.slice(1) } : null;
-    case 'http': return a.length === 2 && (HTTP_METHODS as readonly string[]).includes(a[0]!) ? { type: 'http', method: a[0] as 'GET', url: a[1]! } : null;
-    case 'amqp': return a.length === 3 ? { type: 'amqp', dsn: a[0]!, exchange: a[1]!, routing_key: a[2]! } : null;
-    case 'redis': return a.length === 3 && (REDIS_COMMANDS as readonly string[]).includes(a[1]!) ? { type: 'redis', url: a[0]!, command: a[1] as 'SET', key: a[2]! } : null;
-    case 'awf': {
-      if (a.length === 0 || a.length % 2 === 0) return null;
-      const inputs: string[] = [];
-      for (let i = 1; i < a.length; i += 2) {
-        if (a[i] !== '--input') return null;
-        inputs.push(a[i + 1]!);
-      }
-      return { type: 'awf', workflow: a[0]!, inputs };
-    }
-    default: return null;
-  }
-}
-
-/** A LISTRULES line `<rule> <pattern> [option=value...] <kind> <runner_args...>`. */
-export function parseRuleLine(rest: string): Rule | null {
+/**
+ * A LISTRULES line `<rule> <pattern> [option=value...] <kind> <runner_args...>` read with the
+ * daemon's own grammar (lib/domain/runner-args.ts), as the daemon holds the rule; null for a
+ * line that is not one. ctl lists rules with it.
+ */
+export function readRuleLine(rest: string): HeldRule | null {
   const t = tokenize(rest);
   if (t === null || t.length < 3) return null;
-  let n = 2;
-  while (n < t.length && t[n]!.includes('=')) n++;
-  const read = readOptionTokens(t.slice(2, n));
-  if ('field' in read || n >= t.length) return null;
-  const runner = readRunner(t[n]!, t.slice(n + 1));
-  if (runner === null) return null;
-  const { retry, ...limits } = read.options ?? {};
-  return { id: t[0]!, pattern: t[1]!, runner, ...(retry === undefined ? {} : { retry: writtenPolicy(retry) }), ...limits };
+  const split = splitRuleOptions(t.slice(2));
+  if (typeof split === 'string' || split.rest.length === 0) return null;
+  const runner = parseRunnerArgs(split.rest[0]!, split.rest.slice(1));
+  if (typeof runner === 'string') return null;
+  return split.options === undefined ? { id: t[0]!, pattern: t[1]!, runner } : { id: t[0]!, pattern: t[1]!, runner, options: split.options };
+}
+
+/** A LISTRULES line as the client gives rules back (options beside the runner, `on` as written). */
+export function parseRuleLine(rest: string): Rule | null {
+  const held = readRuleLine(rest);
+  if (held === null) return null;
+  const { retry, ...limits } = held.options ?? {};
+  return { id: held.id, pattern: held.pattern, runner: held.runner, ...(retry === undefined ? {} : { retry: writtenPolicy(retry) }), ...limits };
 }
 
 function writtenPolicy({ on, ...rest }: HeldPolicy): RetryPolicy {

@@ -23,7 +23,7 @@ import { expectOk, type Prepare } from './context.ts';
 import { ConnectionError, UsageError } from './errors.ts';
 import { parseImportLine } from './import-line.ts';
 import { checkPrefix } from './job-commands.ts';
-import { parseJobLine } from './replies.ts';
+import { parseJobLine } from '../client/replies.ts';
 import { listing } from './requests.ts';
 
 /** Connections an import spreads its lines over. */

@@ -5,7 +5,7 @@ import type { OptionValues } from './args.ts';
 import type { Client } from '../client/index.ts';
 import type { TickdError } from '../client/errors.ts';
 import { DaemonError, type CtlError } from './errors.ts';
-import type { Answer } from './replies.ts';
+import type { Answer } from '../client/replies.ts';
 import type { OutputFormat } from './settings.ts';
 import type { Sink } from './sink.ts';
 

@@ -6,7 +6,7 @@ import type { Client } from '../client/index.ts';
 import { expectOk, type Ctx, type Prepare } from './context.ts';
 import { ConnectionError, UsageError } from './errors.ts';
 import { JOB_DETAIL_HEADER, JOB_HEADER, JsonArrayWriter, TableWriter, jobCells, jobDetailCells, jobDetailJson, jobJson } from './output.ts';
-import { parseAttemptLine, parseJobBody, parseJobLine, type AttemptLine } from './replies.ts';
+import { parseAttemptLine, parseJobBody, parseJobLine, type Attempt as AttemptLine } from '../client/replies.ts';
 import { addrOf, listing, pipelined, single } from './requests.ts';
 import { parseWhen } from './when.ts';
 import { toJson } from '../http/json.ts';

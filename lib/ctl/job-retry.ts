@@ -7,7 +7,7 @@
 import { expectOk, type Prepare } from './context.ts';
 import { ConnectionError } from './errors.ts';
 import { checkId, printJob } from './job-commands.ts';
-import { parseJobBody } from './replies.ts';
+import { parseJobBody } from '../client/replies.ts';
 import { addrOf, single } from './requests.ts';
 
 export const jobRetry: Prepare = (args) => {

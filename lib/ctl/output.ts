@@ -18,7 +18,7 @@ import { quoteArg, runnerTokens } from '../domain/arguments.ts';
 import { runnerToJson } from '../domain/runner-spec.ts';
 import { optionsToJson } from '../domain/rule-options.ts';
 import { toJson, type JsonValue } from '../http/json.ts';
-import type { AttemptLine } from './replies.ts';
+import type { Attempt as AttemptLine } from '../client/replies.ts';
 
 export const TABLE_SAMPLE = 1000;
 

@@ -10,7 +10,7 @@ import { expectOk, type Prepare } from './context.ts';
 import { UsageError } from './errors.ts';
 import { checkPrefix, removals } from './job-commands.ts';
 import { JsonArrayWriter, RULE_HEADER, TableWriter, ruleCells, ruleJson } from './output.ts';
-import { parseRuleLine } from './replies.ts';
+import { readRuleLine as parseRuleLine } from '../client/rules.ts';
 import { listing, single } from './requests.ts';
 
 /** The longest request id ctl uses on a line with a RULE SET (`c` and a counter). */

@@ -4,7 +4,7 @@
 import { expectOk, type Prepare } from './context.ts';
 import type { Client } from '../client/index.ts';
 import { STAT_HEADER, TableWriter, statJson } from './output.ts';
-import { parseStatLine } from './replies.ts';
+import { parseStatLine } from '../client/replies.ts';
 import { addrOf, listing } from './requests.ts';
 import { toJson } from '../http/json.ts';
 

@@ -7,7 +7,7 @@ import { EpochClock } from '../clock.ts';
 import type { Job } from '../domain/job.ts';
 import { expectOk, type Prepare } from './context.ts';
 import { checkPrefix } from './job-commands.ts';
-import { parseJobLine } from './replies.ts';
+import { parseJobLine } from '../client/replies.ts';
 import { addrOf, listing } from './requests.ts';
 import { fetchStat } from './server-commands.ts';
 import { intervalMs } from './settings.ts';

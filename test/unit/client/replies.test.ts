@@ -3,7 +3,7 @@
 // is null (so a line that is not that answer never reads as one).
 import { expect } from 'chai';
 import { parseAnswer, parseAttemptLine, parseJobLine, parseStatLine } from '../../../lib/client/replies.ts';
-import { parseRuleLine, readRunner, ruleSetArgs } from '../../../lib/client/rules.ts';
+import { parseRuleLine, ruleSetArgs } from '../../../lib/client/rules.ts';
 import { scheduleSetArgs } from '../../../lib/client/schedules.ts';
 
 describe('client replies and arguments', () => {
@@ -35,9 +35,9 @@ describe('client replies and arguments', () => {
     expect(rule?.retry).to.include({ attempts: 2, delay: 1_000_000_000n, jitter: 0.5 });
     expect(parseRuleLine('r p shell a b')).to.equal(null); // shell takes one argument
     expect(parseRuleLine('r p bogus=1 shell a')).to.equal(null);
-    expect(readRunner('awf', ['wf', '--input', 'k=v'])).to.deep.equal({ type: 'awf', workflow: 'wf', inputs: ['k=v'] });
-    expect(readRunner('awf', ['wf', '--input'])).to.equal(null);
-    expect(readRunner('redis', ['redis://h', 'GET', 'k'])).to.equal(null);
+    expect(parseRuleLine('r p awf wf --input k=v')?.runner).to.deep.equal({ type: 'awf', workflow: 'wf', inputs: ['k=v'] });
+    expect(parseRuleLine('r p awf wf --input')).to.equal(null);
+    expect(parseRuleLine('r p redis redis://h GET k')).to.equal(null);
   });
 
   it('schedules: one quoted key=value per field, times as nanoseconds, durations as text', () => {

@@ -1,12 +1,13 @@
 // What tickd ctl prints (lib/ctl/output.ts, watch-view.ts) and how it reads the daemon's lines
-// (lib/ctl/replies.ts, import-line.ts): exact nanoseconds in every format, aligned tables,
+// (lib/client/replies.ts and rules.ts, which ctl reads with; import-line.ts): exact nanoseconds in every format, aligned tables,
 // colour only when asked, jobs named OK or ERROR, JSON lines without float rounding.
 import { expect } from 'chai';
 import {
   JOB_DETAIL_HEADER, JOB_HEADER, JsonArrayWriter, TABLE_SAMPLE, TableWriter, colorStatus, formatTime, jobCells, jobDetailCells, jobDetailJson, jobJson,
   ruleCells, ruleJson, statJson,
 } from '../../../lib/ctl/output.ts';
-import { parseAnswer, parseAttemptLine, parseJobBody, parseJobLine, parseRuleLine, parseStatLine, type AttemptLine } from '../../../lib/ctl/replies.ts';
+import { parseAnswer, parseAttemptLine, parseJobBody, parseJobLine, parseStatLine, type Attempt as AttemptLine } from '../../../lib/client/replies.ts';
+import { readRuleLine as parseRuleLine } from '../../../lib/client/rules.ts';
 import { formatReply } from '../../../lib/protocol/format.ts';
 import type { Attempt } from '../../../lib/domain/attempt.ts';
 import { parseImportLine } from '../../../lib/ctl/import-line.ts';

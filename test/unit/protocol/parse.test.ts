@@ -1,6 +1,7 @@
 // Line parsing: every instruction, every RULE SET runner form, every error and ignore case.
 import { expect } from 'chai';
-import { parseLine, parseRunnerArgs, quoteForMessage, type ParsedLine } from '../../../lib/protocol/parse.ts';
+import { parseLine, type ParsedLine } from '../../../lib/protocol/parse.ts';
+import { parseRunnerArgs, quoteForMessage } from '../../../lib/domain/runner-args.ts';
 import { tokenize } from '../../../lib/protocol/tokenize.ts';
 import type { Command } from '../../../lib/domain/command.ts';
 import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
