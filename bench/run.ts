@@ -32,12 +32,13 @@ import { row as replay } from './rows/replay.ts';
 import { row as rss } from './rows/rss.ts';
 import { row as schedulesMinute } from './rows/schedules-minute.ts';
 import { row as schedulesReplay } from './rows/schedules-replay.ts';
+import { row as schedulesSpread } from './rows/schedules-spread.ts';
 import { row as schedulesRss } from './rows/schedules-rss.ts';
 import { row as workers } from './rows/workers.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, retries, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, clientPipelined, schedulesMinute, schedulesRss, schedulesReplay, cluster, clusterFailover, workers, footprint];
+const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, retries, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, clientPipelined, schedulesMinute, schedulesSpread, schedulesRss, schedulesReplay, cluster, clusterFailover, workers, footprint];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)

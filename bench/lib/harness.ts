@@ -24,10 +24,16 @@ export function benchDir(row: string): BenchDir {
 // BENCH_DAEMON_ARGS: flags added to every daemon a row starts, to compare a setting on the
 // same rows (e.g. BENCH_DAEMON_ARGS='--tick-slice 0').
 const extraArgs = (process.env['BENCH_DAEMON_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+// BENCH_DAEMON_NODE_OPTIONS: Node options for every process of every daemon a row starts (after
+// the row's own), to compare a V8 setting (e.g. '--max-semi-space-size=4') without the bench's
+// own process taking it too.
+const extraNodeOptions = process.env['BENCH_DAEMON_NODE_OPTIONS'] ?? '';
 
 /** Starts bin/tickd in `dir`; 60 s for "ready" because a 1M-record replay comes first. */
 export function startDaemon(dir: string, opts: Omit<DaemonOptions, 'dir'> = {}): Promise<Daemon> {
-  return Daemon.start({ readyTimeoutMs: 60_000, ...opts, args: [...(opts.args ?? []), ...extraArgs], dir });
+  const nodeOptions = [opts.env?.['NODE_OPTIONS'] ?? '', extraNodeOptions].filter((o) => o !== '').join(' ');
+  const env = nodeOptions === '' ? opts.env : { ...opts.env, NODE_OPTIONS: nodeOptions };
+  return Daemon.start({ readyTimeoutMs: 60_000, ...opts, ...(env === undefined ? {} : { env }), args: [...(opts.args ?? []), ...extraArgs], dir });
 }
 
 /** SIGTERM (the graceful path: drain, flush, fsync), SIGKILL if that takes over `graceMs`. */

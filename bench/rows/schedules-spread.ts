@@ -1,0 +1,106 @@
+// Issue 37, item 11, the same 100 000 every-minute schedules as schedules-minute, with the
+// spread its thundering-herd point asks for: `jitter=50s`, each occurrence due at its nominal
+// time plus an offset derived from the schedule and that time (lib/schedule/occurrence.ts),
+// so 2 000 a second instead of 100 000 at once. schedules-minute shows jitter 0: every
+// occurrence due at the same instant, where the p99 is the time to fire 99 000 jobs, a
+// throughput and not a lateness a spread or a faster tick could change.
+//
+// Here each occurrence's in-daemon lateness is measured exactly, as the lateness row measures
+// jobs: the daemon's `job fired` debug lines (its tick's wall time - the job's execution),
+// affordable at 2 000 a second. The primary's longest turn is its event loop's delay
+// (bench/lib/loop-delay.cjs preloaded into the primary only, as the retries row does: per
+// second, 1 ms resolution), from 11 s before the boundary (deciding ahead starts there) to the
+// next boundary, with its longest garbage collection beside it. Exactly once: each occurrence
+// job `<schedule>:<nominal>` reaches the sink once.
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { occurrenceId } from '../../lib/schedule/occurrence.ts';
+import { sleep, wallMs, withDaemon } from '../lib/harness.ts';
+import { firingsOf, probeRule, scheduleProbes } from '../lib/probes.ts';
+import { loadSchedules } from '../lib/schedule-load.ts';
+import { SinkProcess } from '../lib/sink-process.ts';
+import { spread } from '../lib/stats.ts';
+import type { Row } from '../lib/suite.ts';
+
+const CONNECTIONS = 4;
+const PREFIX = 'sp';
+const JITTER_S = 50;
+const AFTER_LOAD_MS = 12_000;
+const WINDOW_BEFORE_MS = 11_000;
+const PRELOAD = fileURLToPath(new URL('../lib/loop-delay.cjs', import.meta.url));
+
+export const row: Row = {
+  name: 'schedules-spread',
+  title: `100 000 every-minute schedules with jitter=${JITTER_S}s (--quick: 10 000): in-daemon lateness of each occurrence, the primary's longest turn`,
+  sized: true,
+  run: async (opts) => {
+    const delays = join(process.env['TMPDIR'] ?? '/tmp', `tickd-bench-loop-${process.pid}-${Date.now()}.txt`);
+    const env = { NODE_OPTIONS: `--require ${PRELOAD}`, TICKD_BENCH_LOOP_DELAY: delays };
+    const config = { log: { level: 'debug' }, database: { persistence: 'memory', framerate: 512 } };
+    try {
+      return await withDaemon('schedules-spread', { workers: 1, env, config }, async (daemon) => {
+        const count = opts.full ? 100_000 : 10_000;
+        const size = `${count.toLocaleString('en')} schedules${opts.full ? '' : ' (quick size)'}`;
+        const sink = await SinkProcess.start();
+        try {
+          await probeRule(daemon, 'warm.', sink);
+          await scheduleProbes(daemon, 'warm.', 300, 200, 2);
+          await sink.waitFor(300, 15_000);
+          await probeRule(daemon, `${PREFIX}.`, sink);
+          const load = await loadSchedules(daemon.tcp, CONNECTIONS, count / CONNECTIONS, PREFIX, `every=1m jitter=${JITTER_S}s`);
+          const nominalMs = Math.ceil((wallMs() + AFTER_LOAD_MS) / 60_000) * 60_000;
+          opts.progress(`  loaded ${count} schedules in ${load.seconds.toFixed(1)} s; measuring the occurrences of ${new Date(nominalMs).toISOString()}`);
+          const fromMs = nominalMs - WINDOW_BEFORE_MS;
+          await sleep(fromMs - wallMs());
+          const suffix = occurrenceId('', BigInt(nominalMs) * 1_000_000n);
+          await sink.collect(); // from here, this boundary's arrivals
+          const before = await sink.received();
+          await sink.waitFor(before + count, JITTER_S * 1000 + 30_000 + WINDOW_BEFORE_MS);
+          const untilMs = nominalMs + 60_000;
+          await sleep(untilMs - wallMs());
+          const arrivals = (await sink.collect()).arrivals.filter((a) => a.jobId.startsWith(`${PREFIX}.`) && a.jobId.endsWith(suffix));
+          const seen = new Map<string, number>();
+          for (const a of arrivals) seen.set(a.jobId, (seen.get(a.jobId) ?? 0) + 1);
+          const once = [...seen.values()].filter((n) => n === 1).length;
+          const fired = firingsOf(daemon, `${PREFIX}.`).filter((f) => f.jobId.endsWith(suffix));
+          const late = spread(fired.map((f) => f.latenessMs));
+          const lines = readFileSync(delays, 'utf8').trim().split('\n').map((l) => l.split(' '));
+          // A line closes a second: the seconds that ended inside the window.
+          const turns = lines.filter((l) => l[1] !== 'gc').map((l) => l.map(Number)).filter(([at]) => at! > fromMs + 1000 && at! <= untilMs);
+          const turnMax = Math.max(...turns.map(([, max]) => max!));
+          const gcs = lines.filter((l) => l[1] === 'gc' && Number(l[0]) >= fromMs && Number(l[0]) <= untilMs).map((l) => Number(l[2]));
+          opts.progress(`  ${fired.length} fired, lateness p50 ${late.p50.toFixed(2)} p99 ${late.p99.toFixed(2)} max ${late.max.toFixed(2)} ms; longest turn ${turnMax.toFixed(1)} ms, longest GC ${Math.max(0, ...gcs).toFixed(1)} ms; ${once} reached the sink once`);
+          return [
+            {
+              label: `schedule occurrence lateness p99 (in-daemon), ${size} every minute, jitter=${JITTER_S}s`,
+              value: late.p99,
+              unit: 'ms',
+              digits: 2,
+              target: { op: '<=', value: 5 },
+              note: `${fired.length} occurrences of ${new Date(nominalMs).toISOString().slice(11, 16)} fired (the daemon's "job fired" debug lines: its tick's wall time - the job's execution, nominal + jitter); p50 ${late.p50.toFixed(2)} ms, max ${late.max.toFixed(2)} ms`,
+            },
+            {
+              label: `  the primary's longest turn, from 11 s before the boundary to the next one`,
+              value: turnMax,
+              unit: 'ms',
+              digits: 1,
+              target: { op: '<=', value: 10 },
+              note: `event loop delay per second (perf_hooks, 1 ms resolution), ${turns.length} seconds; garbage collections of 3 ms or more: ${gcs.length}, the longest ${Math.max(0, ...gcs).toFixed(1)} ms`,
+            },
+            {
+              label: `  occurrences that reached the sink exactly once`,
+              value: once,
+              unit: `of ${count.toLocaleString('en')}`,
+              note: `${seen.size} distinct occurrence jobs arrived, ${seen.size - once} more than once`,
+            },
+          ];
+        } finally {
+          await sink.close();
+        }
+      });
+    } finally {
+      rmSync(delays, { force: true });
+    }
+  },
+};
