@@ -49,4 +49,34 @@ describe('bin/tickd as a program', function () {
       await daemon.stop();
     }
   });
+
+  // V8 sizes the young generation at a process's start only: uncapped, a busy primary's scavenges
+  // held its tick 45-52 ms (bench row schedules-spread). The launcher gives the cap.
+  describe('a capped young generation (--max-semi-space-size=2)', () => {
+    const semi = (pid: number): string[] => cmdline(pid).filter((a) => a.startsWith('--max-semi-space-size'));
+
+    for (const asProgram of [true, false]) {
+      it(`is given to the primary and its workers, same pid (${asProgram ? 'as a program' : 'node bin/tickd'})`, async () => {
+        const daemon = await Daemon.start({ asProgram });
+        try {
+          const pid = daemon.proc.pid!;
+          expect(semi(pid)).to.deep.equal(['--max-semi-space-size=2']);
+          const workers = childPids(pid).filter((c) => cmdline(c).some((a) => a.endsWith('worker.ts')));
+          expect(workers).to.not.deep.equal([]);
+          for (const w of workers) expect(semi(w)).to.deep.equal(['--max-semi-space-size=2']);
+        } finally {
+          expect(await daemon.stop()).to.deep.equal({ code: 0, signal: null });
+        }
+      });
+    }
+
+    it('is not given where the user chose one (NODE_OPTIONS)', async () => {
+      const daemon = await Daemon.start({ env: { NODE_OPTIONS: '--max-semi-space-size=8' } });
+      try {
+        expect(semi(daemon.proc.pid!)).to.deep.equal([]);
+      } finally {
+        await daemon.stop();
+      }
+    });
+  });
 });
