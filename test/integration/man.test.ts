@@ -153,7 +153,9 @@ describe('man pages', function () {
 
     it('mentions no flag the code lacks', () => {
       const text = rendered('man/tickd.8');
-      const known = new Set([...cli, ...dump, ...imports].flatMap((o) => [`--${o.name}`, ...(o.short === null ? [] : [`-${o.short}`])]));
+      // Node's own options the page names (Footprint: the young generation's cap bin/tickd gives).
+      const node = ['--max-semi-space-size'];
+      const known = new Set([...[...cli, ...dump, ...imports].flatMap((o) => [`--${o.name}`, ...(o.short === null ? [] : [`-${o.short}`])]), ...node]);
       const mentioned = new Set([...text.matchAll(/(?<![\w-])(--?[A-Za-z][a-z-]*)(?![\w-])/g)].map((m) => m[1]!));
       expect([...mentioned].filter((f) => !known.has(f))).to.deep.equal([]);
       expect(mentioned.size).to.be.greaterThan(cli.length);
