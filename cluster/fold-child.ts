@@ -4,13 +4,16 @@
 // cluster mode, for each 'checkpoint': make the cluster's checkpoint
 // (lib/jetstream/checkpoint-make.ts) and answer 'checkpointed' or 'checkpoint-failed'.
 // It lives only as long as its primary: a lost IPC channel ends it at once. The primary
-// spawns it for a job and retires it when it has been idle a while (cluster/fold-process.ts).
+// starts it for a job and retires it when it has been idle a while (cluster/fold-process.ts).
+// Its one argument is its generation: it takes only jobs addressed to it and stamps it on
+// every answer, because the channel may be shared with the children before and after it
+// (cluster/fold-spawner.ts).
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { ClusterOptions } from '../lib/cli.ts';
 import { makeCheckpoint } from '../lib/jetstream/checkpoint-make.ts';
 import { foldLogfile } from '../lib/logfile/fold.ts';
-import type { FromFoldChild, ToFoldChild } from './ipc/fold-messages.ts';
+import type { FoldAnswer, ToFoldChild } from './ipc/fold-messages.ts';
 import { errorText } from '../lib/errors.ts';
 import { saveCompileCache } from './compile-cache.ts';
 
@@ -26,7 +29,7 @@ function lowestPriority(): void {
   }
 }
 
-async function fold(src: string, dst: string): Promise<FromFoldChild> {
+async function fold(src: string, dst: string): Promise<FoldAnswer> {
   try {
     return { t: 'folded', result: await foldLogfile(src, dst) };
   } catch (err) {
@@ -34,7 +37,7 @@ async function fold(src: string, dst: string): Promise<FromFoldChild> {
   }
 }
 
-async function checkpoint(cluster: ClusterOptions, whole: boolean): Promise<FromFoldChild> {
+async function checkpoint(cluster: ClusterOptions, whole: boolean): Promise<FoldAnswer> {
   try {
     return { t: 'checkpointed', made: await makeCheckpoint(cluster, whole) };
   } catch (err) {
@@ -42,9 +45,11 @@ async function checkpoint(cluster: ClusterOptions, whole: boolean): Promise<From
   }
 }
 
-function send(msg: FromFoldChild): void {
+const GEN = Number(process.argv[2]);
+
+function send(msg: FoldAnswer): void {
   // A failed send means the primary is gone, and 'disconnect' ends this process.
-  process.send?.(msg, undefined, undefined, () => {});
+  process.send?.({ ...msg, gen: GEN }, undefined, undefined, () => {});
 }
 
 const collect = (globalThis as { gc?: () => void }).gc ?? ((): void => {});
@@ -56,6 +61,7 @@ process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 send({ t: 'ready' }); // chrt, if any, let us start
 saveCompileCache();
 process.on('message', async (msg: ToFoldChild) => {
+  if (msg.gen !== GEN) return; // sent to an earlier child, which died before reading it
   switch (msg.t) {
     case 'fold':
       send(await fold(msg.src, msg.dst));

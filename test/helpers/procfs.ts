@@ -24,15 +24,29 @@ export function childPids(pid: number): number[] {
   return text === '' ? [] : text.split(' ').map(Number);
 }
 
+/** Whether `pid` is alive with an argument containing `needle`. */
+function runs(pid: number, needle: string): boolean {
+  try {
+    return alive(pid) && cmdline(pid).some((arg) => arg.includes(needle));
+  } catch {
+    return false; // gone meanwhile
+  }
+}
+
 /** Live children of `pid` with an argument containing `needle`. */
 export function childrenRunning(pid: number, needle: string): number[] {
-  return childPids(pid).filter((child) => {
-    try {
-      return alive(child) && cmdline(child).some((arg) => arg.includes(needle));
-    } catch {
-      return false; // gone meanwhile
-    }
-  });
+  return childPids(pid).filter((child) => runs(child, needle));
+}
+
+/** Live descendants of `pid` (its children, theirs, ...) with an argument containing `needle`. */
+export function descendantsRunning(pid: number, needle: string): number[] {
+  let children: number[];
+  try {
+    children = childPids(pid);
+  } catch {
+    return []; // gone meanwhile
+  }
+  return children.flatMap((child) => [...(runs(child, needle) ? [child] : []), ...descendantsRunning(child, needle)]);
 }
 
 /** The EEVDF slice of the main thread of `pid` in ns (`se.slice`), or null where /proc does not show it. */

@@ -9,7 +9,7 @@ import { encodeRecord } from '../../lib/logfile/codec.ts';
 import type { LogRecord } from '../../lib/engine/journal.ts';
 import { Daemon } from '../helpers/daemon.ts';
 import { LineClient, stat, waitFor } from '../helpers/client.ts';
-import { alive, childrenRunning } from '../helpers/procfs.ts';
+import { alive, descendantsRunning } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { FAR_FUTURE_NS, logfileDaemon, logfileOf, logRecords, snapshot } from './logfile-helpers.ts';
 
@@ -116,7 +116,7 @@ describe('compaction', function () {
     const dir = tempDir();
     const idle = await logfileDaemon(dir, { compression_interval: 3600 });
     try {
-      expect(childrenRunning(idle.proc.pid!, 'fold-child.ts')).to.deep.equal([]); // the first cycle is an hour away
+      expect(descendantsRunning(idle.proc.pid!, 'fold-child.ts')).to.deep.equal([]); // the first cycle is an hour away
     } finally {
       await idle.stop();
     }
@@ -126,7 +126,7 @@ describe('compaction', function () {
       await pipeline(c, [`SET fold.me ${FAR_FUTURE_NS}`, `SET fold.me ${FAR_FUTURE_NS + 1n}`]); // something to fold
       c.close();
       let children: number[] = [];
-      await waitFor(() => (children = childrenRunning(daemon.proc.pid!, 'fold-child.ts')).length > 0, 10_000, 'the fold child of the first cycle');
+      await waitFor(() => (children = descendantsRunning(daemon.proc.pid!, 'fold-child.ts')).length > 0, 10_000, 'the fold child of the first cycle');
       expect(children).to.have.length(1);
       if (end === 'stop') expect((await daemon.stop()).code).to.equal(0);
       else await daemon.kill();
@@ -134,7 +134,7 @@ describe('compaction', function () {
     }
     const noCompaction = await logfileDaemon(dir, { compression_interval: 0 });
     try {
-      expect(childrenRunning(noCompaction.proc.pid!, 'fold-child.ts')).to.deep.equal([]); // nothing to fold, no child
+      expect(descendantsRunning(noCompaction.proc.pid!, 'fold-child.ts')).to.deep.equal([]); // nothing to fold, no child
     } finally {
       await noCompaction.stop();
     }

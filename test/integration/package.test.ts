@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'smol-toml';
 import { buildConfig, parseAddress, type Address } from '../helpers/daemon.ts';
 import { LineClient, waitFor } from '../helpers/client.ts';
-import { childrenRunning } from '../helpers/procfs.ts';
+import { childrenRunning, descendantsRunning } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -149,7 +149,7 @@ describe('npm package', function () {
       const c = await LineClient.connect(daemon.tcp);
       expect(await c.request('r0', 'RULE SET pkg.rule pkg. shell "true"')).to.deep.equal(['r0 OK']);
       expect(childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'runner-child.js'))).to.have.length(1);
-      await waitFor(() => childrenRunning(daemon.proc.pid!, join('dist', 'cluster', 'fold-child.js')).length === 1, 10_000, 'the fold child');
+      await waitFor(() => descendantsRunning(daemon.proc.pid!, join('dist', 'cluster', 'fold-child.js')).length === 1, 10_000, 'the fold child'); // the spawner's child
       expect(await c.request('r1', 'SET pkg.job 2030-01-01 03:00:00')).to.deep.equal(['r1 OK']);
       expect(await c.request('r2', 'GET pkg.job')).to.deep.equal(['r2 OK planned 1893466800000000000']);
       c.close();
