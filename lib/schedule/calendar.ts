@@ -19,6 +19,7 @@ export type { Timing };
 export { zoneDatabase } from '../version.ts';
 
 const NS_PER_MS = 1_000_000n;
+const NS_PER_SECOND = 1_000_000_000n;
 const CRON_OPTIONS = { paused: true, mode: '5-or-6-parts', domAndDow: false } as const;
 
 /** null when `expr` is a cron expression this tickd reads (5 fields, or 6 with seconds first), else why not. */
@@ -35,7 +36,7 @@ export function cronError(expr: string, tz: string): string | null {
 /** A schedule's occurrences in time: made once per schedule, asked many times. */
 export class Calendar {
   private readonly t: Timing;
-  private readonly cron: Cron | null;
+  private readonly cron: Parsed | null;
 
   constructor(t: Timing) {
     this.t = t;
@@ -109,17 +110,24 @@ export class Calendar {
     return out;
   }
 
-  private cronAfter(cron: Cron, afterNs: bigint): bigint | null {
-    // Cron times are whole seconds: the millisecond floor of `afterNs` loses nothing that matters.
-    const next = cron.nextRun(new Date(Number(floorDiv(afterNs, NS_PER_MS))));
-    return next === null ? null : BigInt(next.getTime()) * NS_PER_MS;
+  private cronAfter(cron: Parsed, afterNs: bigint): bigint | null {
+    // Cron times are whole seconds: croner's next run after any instant of a second is the
+    // first match from the next second on, so the answer depends on that second alone, and
+    // every schedule of the expression asking in that second shares it (a decision at a
+    // boundary asks the same for each of them; a bulk load asks in the same few seconds).
+    const second = Number(floorDiv(afterNs, NS_PER_SECOND));
+    if (second === cron.second) return cron.next;
+    const next = cron.cron.nextRun(new Date(second * 1000));
+    cron.second = second;
+    cron.next = next === null ? null : BigInt(next.getTime()) * NS_PER_MS;
+    return cron.next;
   }
 
-  private cronAtOrBefore(cron: Cron, atNs: bigint): bigint | null {
+  private cronAtOrBefore(cron: Parsed, atNs: bigint): bigint | null {
     // croner counts a run earlier in the same second as the reference: a reference one
     // millisecond after `atNs` takes a run at `atNs` itself, and none after it.
     const ms = floorDiv(atNs, NS_PER_MS);
-    const [prev] = cron.previousRuns(1, new Date(Number(ms) + 1));
+    const [prev] = cron.cron.previousRuns(1, new Date(Number(ms) + 1));
     return prev === undefined ? null : BigInt(prev.getTime()) * NS_PER_MS;
   }
 
@@ -138,18 +146,25 @@ export class Calendar {
 /**
  * croner's parsed expressions, by zone and expression: a parse costs ~50 µs and ~80 KB, and
  * schedules share a few expressions (start and end are the Calendar's own, not croner's, so one
- * parsed expression serves every schedule that has it). Its queries keep no state.
+ * parsed expression serves every schedule that has it), with its last next-run answer.
  */
-const parsed = new Map<string, Cron>();
+interface Parsed {
+  readonly cron: Cron;
+  /** The second (since the epoch) of the last next-run question, and its answer. */
+  second: number;
+  next: bigint | null;
+}
+
+const parsed = new Map<string, Parsed>();
 const PARSED_KEPT = 256;
 
-function cronOf(expr: string, tz: string): Cron {
+function cronOf(expr: string, tz: string): Parsed {
   const key = `${tz}\0${expr}`;
   let cron = parsed.get(key);
   if (cron !== undefined) {
     parsed.delete(key); // to the end: the map's order is the order of use
   } else {
-    cron = new Cron(expr, { ...CRON_OPTIONS, timezone: tz });
+    cron = { cron: new Cron(expr, { ...CRON_OPTIONS, timezone: tz }), second: Number.NaN, next: null };
     if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
   }
   parsed.set(key, cron);

@@ -1,6 +1,8 @@
 // The behaviour tickd-protocol(7) documents for time zones and DST, held against the pinned
 // cron library (lib/schedule/calendar.ts): an upgrade that changes any of it fails here.
 import { expect } from 'chai';
+import { Cron } from 'croner';
+import sinon from 'sinon';
 import { formatIso, parseIsoTimestamp } from '../../../lib/domain/time.ts';
 import { Calendar, cronError, zoneDatabase, type Timing } from '../../../lib/schedule/calendar.ts';
 
@@ -108,4 +110,36 @@ describe('schedule calendar: when occurrences fall', () => {
     expect(cronError('0 0 0 * * * 2030', 'UTC')).to.match(/5 or 6 parts/);
     expect(zoneDatabase()).to.match(/^\d{4}[a-z]$/);
   });
+
+  describe('schedules of one expression share its last answer (one croner step a second, not one a schedule)', () => {
+    it('any instant of a second gets the next whole second on, whichever schedule asks first', () => {
+      const [a, b] = [cron('* * * * * *'), cron('* * * * * *')];
+      const s = at('2026-03-29T00:59:59Z');
+      expect(formatIso(a.after(s + 999_999_999n)!)).to.equal('2026-03-29T01:00:00Z');
+      expect(formatIso(b.after(s)!)).to.equal('2026-03-29T01:00:00Z'); // the same second: shared
+      expect(formatIso(b.after(s + 1_000_000_000n)!)).to.equal('2026-03-29T01:00:01Z'); // the next: asked again
+      expect(formatIso(a.after(s - 1n)!)).to.equal('2026-03-29T00:59:59Z'); // the second before
+    });
+    it('a thousand schedules asking in one second take one croner step', () => {
+      const step = sinon.spy(Cron.prototype, 'nextRun');
+      try {
+        const s = at('2027-01-01T00:00:07Z');
+        const answers = Array.from({ length: 1000 }, (_, i) => cron('0 0 1 1 *', 'Asia/Tokyo').after(s + BigInt(i) * 999_000n));
+        expect(new Set(answers.map((t) => formatIso(t!)))).to.deep.equal(new Set(['2027-12-31T15:00:00Z']));
+        expect(step.callCount).to.equal(1);
+      } finally {
+        step.restore();
+      }
+    });
+    it('in a zone, across a DST change, the answers croner gives each instant', () => {
+      const from = at('2026-03-29T00:58:00Z'); // Berlin springs forward at 01:00Z
+      const shared = cron('*/20 * * * * *', 'Europe/Berlin');
+      const answers = Array.from({ length: 400 }, (_, i) => from + BigInt(i) * 333_000_000n).map((t) => shared.after(t));
+      const own = new Cron('*/20 * * * * *', { timezone: 'Europe/Berlin' });
+      const alone = Array.from({ length: 400 }, (_, i) => from + BigInt(i) * 333_000_000n).map((t) => BigInt(own.nextRun(new Date(Number(t / 1_000_000n)))!.getTime()) * 1_000_000n);
+      expect(answers).to.deep.equal(alone);
+      expect(new Set(answers.map(String)).size).to.be.greaterThan(5);
+    });
+  });
 });
+
