@@ -10,8 +10,9 @@ const out = process.env.TICKD_BENCH_LOOP_DELAY;
 if (out && /(cluster[/\\]main\.ts|bin[/\\]tickd)$/.test(process.argv[1] || '')) {
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();
-  // Garbage collections of 3 ms and more, as `<epoch ms> gc <ms> <kind>` (1 scavenge, 2 mark-compact,
-  // 4 incremental marking): what of a long turn is V8's.
+  // Garbage collections of 3 ms and more, as `<epoch ms> gc <ms> <kind>` (perf_hooks'
+  // NODE_PERFORMANCE_GC_*: 1 scavenge, 2 minor mark-sweep, 4 mark-compact, 8 incremental
+  // marking): what of a long turn is V8's.
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       if (e.duration >= 3) appendFileSync(out, `${Math.round(performance.timeOrigin + e.startTime)} gc ${e.duration.toFixed(2)} ${e.detail?.kind ?? 0}\n`);
