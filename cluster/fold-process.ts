@@ -20,7 +20,8 @@
 // until the child has exec'd, on busy cores for a CPU). Measured in bench row `compaction` (a
 // primary of 127 MB RSS, jobs firing every 2 ms on two busy cores): 9.4 ms at each cycle's
 // start, and the row's worst lateness rose from 8-10 ms to 15-19 ms. So the primary forks a
-// spawner once, when FoldProcess is constructed at startup while its heap is small: a
+// spawner once, when FoldProcess is constructed at startup (before the log is replayed, and
+// only where there is a log to compact) while its heap is small: a
 // /bin/sh that starts each child on request and hands it the IPC channel
 // (cluster/fold-spawner.ts). Should it die, the next job forks a new one (paying the fork
 // once, with a warning); where there is no /bin/sh, the primary spawns each child itself

@@ -101,8 +101,8 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const jobs = new JobStore();
   const rules = new RuleStore();
   const schedules = new ScheduleStore();
-  const folds = new FoldProcess({ log: log.child({ component: 'logfile' }) });
-  const storage = await openStorage({ config, cluster: action.cluster, jobs, rules, schedules, log, folds, checkpoints: folds.checkpoint, stopped: () => life.stopRequested });
+  const folds = (): FoldProcess => new FoldProcess({ log: log.child({ component: 'logfile' }) });
+  const storage = await openStorage({ config, cluster: action.cluster, jobs, rules, schedules, log, folds, stopped: () => life.stopRequested });
   life.own({ storage });
   log.info({ persistence: storage.kind, logfile: storage.path, jobs: jobs.size, rules: rules.size, schedules: schedules.size }, 'state loaded');
   if (life.stopRequested) return;

@@ -15,6 +15,9 @@ import type { JobStore } from '../store/jobs.ts';
 import type { RuleStore } from '../store/rules.ts';
 import type { ScheduleStore } from '../store/schedules.ts';
 
+/** Runs folds, and makes the cluster's checkpoints in the same process. */
+export type FoldWorker = Folds & { readonly checkpoint: CheckpointRunner };
+
 export interface StorageInputs {
   readonly config: Config;
   /** Cluster mode (the log on a JetStream stream), or null for the configured persistence. */
@@ -24,27 +27,29 @@ export interface StorageInputs {
   /** Filled from the logfile, or the stream in cluster mode. */
   readonly schedules: ScheduleStore;
   readonly log: Logger;
-  /** Runs logfile compactions (the primary's compaction child); closed at once when unused. */
-  readonly folds: Folds;
-  /** Cluster mode: makes the cluster's checkpoints (the same child). */
-  readonly checkpoints: CheckpointRunner;
+  /**
+   * Makes what runs logfile compactions and, in cluster mode, the cluster's checkpoints (the
+   * primary's compaction child), called only where one is used: memory mode has none, so a
+   * memory-mode daemon starts no helper for it.
+   */
+  readonly folds: () => FoldWorker;
   /** True once a stop was requested: a wait for the cluster's lease gives up. */
   readonly stopped: () => boolean;
 }
 
 export async function openStorage(inputs: StorageInputs): Promise<Storage> {
-  const { config, jobs, rules, schedules, log, folds } = inputs;
+  const { config, jobs, rules, schedules, log } = inputs;
   const db = config.database;
   if (inputs.cluster !== null) {
+    const folds = inputs.folds(); // before the modules below: its spawner is forked while the heap is small
     // Loaded only in cluster mode: the NATS client and the leadership code are most of the
     // primary's modules, about 10 MB of a single node's RSS that would never run.
     const { openClusterStorage } = await import('./cluster-storage.ts');
     return openClusterStorage({
-      opts: inputs.cluster, jobs, rules, schedules, log, stopped: inputs.stopped, checkpoints: inputs.checkpoints, closeCheckpoints: () => folds.close(),
+      opts: inputs.cluster, jobs, rules, schedules, log, stopped: inputs.stopped, checkpoints: folds.checkpoint, closeCheckpoints: () => folds.close(),
     });
   }
   if (db.persistence === 'memory') {
-    await folds.close();
     return { kind: 'memory', path: null, journal: null, compression: () => 'idle', compactions: () => 0, startCompaction() {}, close: async () => {} };
   }
   let opened;
@@ -54,7 +59,7 @@ export async function openStorage(inputs: StorageInputs): Promise<Storage> {
       fsync: db.fsync_on_persist,
       compressionIntervalSec: db.compression_interval,
       log: log.child({ component: 'logfile' }),
-      folds,
+      folds: inputs.folds(),
       onRecord: (rec) => applyRecord(jobs, rules, rec, schedules),
     });
   } catch (err) {

@@ -7,10 +7,11 @@
 import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SpawnerLauncher, type FoldChildEvents } from '../../cluster/fold-spawner.ts';
+import { SPAWNER_NAME, SpawnerLauncher, type FoldChildEvents } from '../../cluster/fold-spawner.ts';
 import type { FromFoldChild } from '../../cluster/ipc/fold-messages.ts';
 import { waitFor } from '../helpers/client.ts';
-import { alive } from '../helpers/procfs.ts';
+import { Daemon } from '../helpers/daemon.ts';
+import { alive, childPids, cmdline } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // Says it is ready, then ends by itself, or stays, as the test names for its generation.
@@ -87,4 +88,21 @@ describe('cluster/fold-spawner', function () {
       expect(launcher.pid).to.equal(spawner);
     });
   });
+
+  it('the daemon forks one at startup where there is a log to compact, and none in memory mode', async () => {
+    const spawners = (daemon: Daemon): number[] => childPids(daemon.proc.pid!).filter((c) => cmdline(c).includes(SPAWNER_NAME));
+    const withLog = await Daemon.start({ config: { database: { persistence: 'logfile' } } });
+    try {
+      expect(spawners(withLog)).to.have.length(1);
+    } finally {
+      await withLog.stop();
+    }
+    const inMemory = await Daemon.start({ config: { database: { persistence: 'memory' } } });
+    try {
+      expect(spawners(inMemory)).to.deep.equal([]);
+    } finally {
+      await inMemory.stop();
+    }
+  });
 });
+
