@@ -6,13 +6,11 @@
 // second, from the first job due to the last done); STAT is asked every 10 ms meanwhile, its
 // round trip (client -> worker -> primary -> worker -> client) what a client sees. Memory
 // mode, as the other fire rows.
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { LineClient, stat } from '../../test/helpers/client.ts';
 import { sleep, wallMs, withDaemon } from '../lib/harness.ts';
 import { loadSets } from '../lib/pipeline.ts';
 import { command } from '../lib/command.ts';
+import { LoopDelays } from '../lib/loop-delays.ts';
 import { HttpSink } from '../lib/sink.ts';
 import type { Figure, Row } from '../lib/suite.ts';
 
@@ -21,17 +19,15 @@ const CONNECTIONS = 4;
 const SPACING_NS = 500_000n;
 const POLL_MS = 10;
 
-const PRELOAD = fileURLToPath(new URL('../lib/loop-delay.cjs', import.meta.url));
 
 interface Run { readonly turnMaxMs: number; readonly gcMaxMs: number; readonly seconds: number; readonly executed: number; readonly failed: number; readonly statMaxMs: number; readonly statP99Ms: number; readonly requests: number }
 
 async function run(options: string): Promise<Run> {
-  const delays = join(process.env['TMPDIR'] ?? '/tmp', `tickd-bench-loop-${process.pid}-${Date.now()}.txt`);
+  const delays = new LoopDelays();
   const sink = await HttpSink.start();
   sink.statusOf = (n) => (n % 2 === 0 ? 500 : 204);
   try {
-    const env = { NODE_OPTIONS: `--require ${PRELOAD}`, TICKD_BENCH_LOOP_DELAY: delays };
-    return await withDaemon('retries', { env, config: { database: { persistence: 'memory' } } }, async (daemon) => {
+    return await withDaemon('retries', { env: delays.env(), config: { database: { persistence: 'memory' } } }, async (daemon) => {
       await command(daemon.tcp, `RULE SET r r. ${options}http POST ${sink.url}`);
       const dueMs = Math.ceil((Date.now() + 2000) / 1000) * 1000;
       const per = COUNT / CONNECTIONS;
@@ -49,10 +45,8 @@ async function run(options: string): Promise<Run> {
           if (executed + failed >= COUNT) {
             trips.sort((a, b) => a - b);
             // The seconds from the first job due to the last done (each line closes a second).
-            const lines = readFileSync(delays, 'utf8').trim().split('\n').map((l) => l.split(' '));
-            const turns = lines.filter((l) => l[1] !== 'gc').map((l) => l.map(Number))
-              .filter(([at]) => at! > dueMs + 1000 && at! <= now + 1000).map(([, max]) => max!);
-            const gcs = lines.filter((l) => l[1] === 'gc' && Number(l[0]) >= dueMs && Number(l[0]) <= now).map((l) => Number(l[2]));
+            const turns = delays.read(dueMs + 1000, now + 1000).seconds.map((t) => t.maxMs);
+            const gcs = delays.read(dueMs, now).gcs.map((g) => g.ms);
             return { turnMaxMs: Math.max(...turns), gcMaxMs: Math.max(0, ...gcs), seconds: (now - dueMs) / 1000, executed, failed, statMaxMs: trips.at(-1) ?? 0, statP99Ms: trips[Math.floor(trips.length * 0.99)] ?? 0, requests: sink.received };
           }
           if (now > dueMs + 120_000) throw new Error(`only ${executed + failed} of ${COUNT} jobs done after 120 s`);
@@ -64,7 +58,7 @@ async function run(options: string): Promise<Run> {
     });
   } finally {
     await sink.close();
-    rmSync(delays, { force: true });
+    delays.remove();
   }
 }
 

@@ -12,13 +12,11 @@
 // second, 1 ms resolution), from 11 s before the boundary (deciding ahead starts there) to the
 // next boundary, with its longest garbage collection beside it. Exactly once: each occurrence
 // job `<schedule>:<nominal>` reaches the sink once.
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { occurrenceId } from '../../lib/schedule/occurrence.ts';
 import { sleep, wallMs, withDaemon } from '../lib/harness.ts';
 import { firingsOf, probeRule, scheduleProbes } from '../lib/probes.ts';
 import { loadSchedules } from '../lib/schedule-load.ts';
+import { LoopDelays } from '../lib/loop-delays.ts';
 import { SinkProcess } from '../lib/sink-process.ts';
 import { spread } from '../lib/stats.ts';
 import type { Row } from '../lib/suite.ts';
@@ -28,18 +26,16 @@ const PREFIX = 'sp';
 const JITTER_S = 50;
 const AFTER_LOAD_MS = 12_000;
 const WINDOW_BEFORE_MS = 11_000;
-const PRELOAD = fileURLToPath(new URL('../lib/loop-delay.cjs', import.meta.url));
 
 export const row: Row = {
   name: 'schedules-spread',
   title: `100 000 every-minute schedules with jitter=${JITTER_S}s (--quick: 10 000): in-daemon lateness of each occurrence, the primary's longest turn`,
   sized: true,
   run: async (opts) => {
-    const delays = join(process.env['TMPDIR'] ?? '/tmp', `tickd-bench-loop-${process.pid}-${Date.now()}.txt`);
-    const env = { NODE_OPTIONS: `--require ${PRELOAD}`, TICKD_BENCH_LOOP_DELAY: delays };
+    const delays = new LoopDelays();
     const config = { log: { level: 'debug' }, database: { persistence: 'memory', framerate: 512 } };
     try {
-      return await withDaemon('schedules-spread', { workers: 1, env, config }, async (daemon) => {
+      return await withDaemon('schedules-spread', { workers: 1, env: delays.env(), config }, async (daemon) => {
         const count = opts.full ? 100_000 : 10_000;
         const size = `${count.toLocaleString('en')} schedules${opts.full ? '' : ' (quick size)'}`;
         const sink = await SinkProcess.start();
@@ -65,16 +61,13 @@ export const row: Row = {
           const once = [...seen.values()].filter((n) => n === 1).length;
           const fired = firingsOf(daemon, `${PREFIX}.`).filter((f) => f.jobId.endsWith(suffix));
           const late = spread(fired.map((f) => f.latenessMs));
-          const lines = readFileSync(delays, 'utf8').trim().split('\n').map((l) => l.split(' '));
-          // A line closes a second: the seconds that ended inside the window.
-          const turns = lines.filter((l) => l[1] !== 'gc').map((l) => l.map(Number)).filter(([at]) => at! > fromMs + 1000 && at! <= untilMs);
-          const turnMax = Math.max(...turns.map(([, max]) => max!));
-          const gcLines = lines.filter((l) => l[1] === 'gc' && Number(l[0]) >= fromMs && Number(l[0]) <= untilMs);
-          const gcs = gcLines.map((l) => Number(l[2]));
+          const { seconds: turns, gcs: collections } = delays.read(fromMs + 1000, untilMs);
+          const turnMax = Math.max(...turns.map((t) => t.maxMs));
+          const gcs = collections.map((g) => g.ms);
           // The seconds with a turn over 10 ms, from the boundary, each with the longest GC in it.
-          const long = turns.filter(([, max]) => max! > 10).map(([at, max]) => {
-            const gc = Math.max(0, ...gcLines.filter((l) => Number(l[0]) > at! - 1000 && Number(l[0]) <= at!).map((l) => Number(l[2])));
-            return `${((at! - nominalMs) / 1000).toFixed(0)} s: ${max!.toFixed(1)} ms (GC ${gc.toFixed(1)})`;
+          const long = turns.filter((t) => t.maxMs > 10).map((t) => {
+            const gc = Math.max(0, ...collections.filter((g) => g.atMs > t.atMs - 1000 && g.atMs <= t.atMs).map((g) => g.ms));
+            return `${((t.atMs - nominalMs) / 1000).toFixed(0)} s: ${t.maxMs.toFixed(1)} ms (GC ${gc.toFixed(1)})`;
           });
           opts.progress(`  ${fired.length} fired, lateness p50 ${late.p50.toFixed(2)} p99 ${late.p99.toFixed(2)} max ${late.max.toFixed(2)} ms; longest turn ${turnMax.toFixed(1)} ms, longest GC ${Math.max(0, ...gcs).toFixed(1)} ms; ${once} reached the sink once`);
           return [
@@ -107,7 +100,7 @@ export const row: Row = {
         }
       });
     } finally {
-      rmSync(delays, { force: true });
+      delays.remove();
     }
   },
 };

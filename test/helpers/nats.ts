@@ -81,13 +81,13 @@ async function launch(bin: string, spec: Spec): Promise<ChildProcess> {
   const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(proc);
   proc.once('exit', () => running.delete(proc));
-  let log = '';
+  const log = (): string => logs.get(proc) ?? '';
   proc.stderr!.setEncoding('utf8');
-  proc.stderr!.on('data', (c: string) => { log = (log + c).slice(-4000); logs.set(proc, log); });
+  proc.stderr!.on('data', (c: string) => logs.set(proc, (log() + c).slice(-4000)));
   const deadline = Date.now() + 10_000;
   while (!(await accepts(spec.port))) {
-    if (proc.exitCode !== null) throw new Error(`nats-server ${spec.name} exited: ${log}`);
-    if (Date.now() > deadline) throw new Error(`nats-server ${spec.name} did not listen: ${log}`);
+    if (proc.exitCode !== null) throw new Error(`nats-server ${spec.name} exited: ${log()}`);
+    if (Date.now() > deadline) throw new Error(`nats-server ${spec.name} did not listen: ${log()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   return proc;
