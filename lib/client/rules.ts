@@ -1,6 +1,6 @@
 // Rules as the client writes them (RULE SET) and reads them (LISTRULES):
 // tickd-protocol(7) RUNNERS and tickd-protocol(7) RETRIES AND LIMITS. The runner is the HTTP object form ({type: 'shell', command}
-// ...); the options are `retry`, `concurrency` and `rate`, as the HTTP rule object has them.
+// ...); the options are `retry`, `concurrency`, `rate` and `on`, as the HTTP rule object has them.
 // Writing only shapes the tokens: the daemon checks every value and answers invalid_args
 // naming the field, so the client never refuses what a newer daemon would take. Reading uses
 // the daemon's own grammar (lib/domain/runner-args.ts), so a listed rule reads back into the
@@ -43,6 +43,8 @@ export interface RuleInput {
   readonly retry?: RetryInput;
   readonly concurrency?: number;
   readonly rate?: { readonly limit: number; readonly per: Duration };
+  /** Cluster mode: the node tags a job needs, every one (`db`, `eu`); absent: any node. */
+  readonly on?: readonly string[];
 }
 
 /** A rule as the daemon holds it: durations in nanoseconds, every retry field filled in. */
@@ -53,6 +55,7 @@ export interface Rule {
   readonly retry?: RetryPolicy;
   readonly concurrency?: number;
   readonly rate?: RateLimit;
+  readonly on?: readonly string[];
 }
 
 function duration(d: Duration): string {
@@ -74,6 +77,7 @@ export function ruleSetArgs(rule: RuleInput): string {
   }
   if (rule.concurrency !== undefined) options.push(`concurrency=${rule.concurrency}`);
   if (rule.rate !== undefined) options.push(`rate.limit=${rule.rate.limit}`, `rate.per=${duration(rule.rate.per)}`);
+  if (rule.on !== undefined) options.push(`on=${rule.on.join(',')}`);
   return [rule.id, rule.pattern, ...options, ...runnerTokens(rule.runner)].map(quoteArg).join(' ');
 }
 

@@ -38,13 +38,18 @@ export type AttemptOutcome =
   | { readonly kind: 'runner_error'; readonly error: string }
   /** A due job no rule matched: it failed without running. */
   | { readonly kind: 'no_rule' }
+  /**
+   * Cluster mode: no live node had every tag its rule requires (`on`, as the rule has it) within
+   * the placement bound, so the attempt failed without running.
+   */
+  | { readonly kind: 'no_node'; readonly on: readonly string[] }
   /** The daemon stopped while the runner ran: the job stays `triggered` and runs again. */
   | { readonly kind: 'aborted' };
 
 export type OutcomeKind = AttemptOutcome['kind'];
 
 export const OUTCOME_KINDS: readonly OutcomeKind[] = [
-  'exit', 'signal', 'spawn_error', 'http_response', 'network_error', 'delivered', 'broker_error', 'runner_error', 'no_rule', 'aborted',
+  'exit', 'signal', 'spawn_error', 'http_response', 'network_error', 'delivered', 'broker_error', 'runner_error', 'no_rule', 'no_node', 'aborted',
 ];
 
 export interface Attempt {
@@ -62,6 +67,8 @@ export interface Attempt {
   readonly number?: number;
   /** How long it waited for its rule's concurrency or rate limit before it started, ns; absent: 0. Not part of latenessNs. */
   readonly heldNs?: bigint;
+  /** Cluster mode: the node that ran it; absent in single-node mode, and when nothing ran (no_rule, no_node). */
+  readonly node?: string;
   readonly outcome: AttemptOutcome;
 }
 
@@ -87,6 +94,7 @@ export function describeOutcome(o: AttemptOutcome): string {
     case 'runner_error': return `runner error: ${o.error}`;
     case 'no_rule': return 'no matching rule';
     case 'aborted': return 'aborted at shutdown';
+    case 'no_node': return `no live node has the tags ${o.on.join(', ')}`;
     default: {
       const never: never = o;
       return never;

@@ -14,12 +14,16 @@
 // - format 5: a retry policy's failure classes (`retry.on`: bit 3 of a type 8 record's option
 //   flags, and the classes after the other options). A type 8 record without them still needs
 //   4 only, so a log that does not use `on` stays readable by a format-4 tickd.
+// - format 6: the node tags a rule's jobs require (the rule option `on`: bit 4 of a type 8
+//   record's option flags, and the tags after the other options). A type 8 record without
+//   them still needs 4, or 5 with `retry.on`, so a log that does not use `on` stays readable
+//   by a format-5 tickd.
 //
 // A future kind of record (or a new meaning for a byte of an existing one) raises
 // FORMAT_VERSION; only the records that need it say so, so a log that does not use it stays
 // readable by older tickd.
 
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 6;
 
 /** The format that adds schedule records. */
 export const SCHEDULES_FORMAT = 3;
@@ -29,6 +33,9 @@ export const RETRIES_FORMAT = 4;
 
 /** The format that adds a retry policy's failure classes (`retry.on`) to a rule's options. */
 export const RETRY_ON_FORMAT = 5;
+
+/** The format that adds the node tags a rule's jobs require (the option `on`) to a rule's options. */
+export const PLACEMENT_FORMAT = 6;
 
 /** ztick's format: records of type 0 to 3 only, no extension records. */
 export const ZTICK_FORMAT = 1;

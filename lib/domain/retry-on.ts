@@ -5,7 +5,8 @@
 //   exit      any non-zero exit status (shell, direct, awf)   exit:N   that status, 1 to 255
 //   signal    the process was killed by a signal
 //   4xx, 5xx  an HTTP response of that class                  NNN      that status, 400 to 599
-//   network   no HTTP response; broker: a broker's error; runner: a runner that could not run
+//   network   no HTTP response; broker: a broker's error; runner: a runner that could not run,
+//             or (cluster mode) no live node with the rule's tags to run it (no_node)
 //
 // A process that could not be started, a job no rule matched, a success and an attempt the
 // daemon's stop cut short are in no class: they are never retried, whatever the list says.
@@ -114,7 +115,9 @@ function covers(c: RetryClass, o: AttemptOutcome): boolean {
     case 'http_status': return o.kind === 'http_response' && o.status === c.value;
     case 'network': return o.kind === 'network_error';
     case 'broker': return o.kind === 'broker_error';
-    case 'runner': return o.kind === 'runner_error';
+    // A job no node could take failed without running, as a runner that could not run did:
+    // the next attempt may find a node (one back, or a new one with the tags).
+    case 'runner': return o.kind === 'runner_error' || o.kind === 'no_node';
     default: {
       const never: never = c.kind;
       return never;

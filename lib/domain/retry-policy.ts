@@ -101,7 +101,7 @@ export function delayAfter(p: RetryPolicy, k: number, unit: number, retryAfterNs
  * one of those classes, or without `on` in DEFAULT_RETRY_ON (a process that exited non-zero or
  * was killed; HTTP 5xx, 429 and 408, and no response at all, but not another 4xx: the request
  * itself is wrong, sending it again changes nothing; a broker's error; a runner that could not
- * run). Never a process that could not be started (a missing or not executable file is a rule
+ * run, or in cluster mode no node with the rule's tags). Never a process that could not be started (a missing or not executable file is a rule
  * to fix), nor a job no rule matched: no class holds them.
  */
 export function worthRetrying(o: AttemptOutcome, on: readonly RetryClass[] = DEFAULT_RETRY_ON): boolean {

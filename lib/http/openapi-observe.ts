@@ -42,6 +42,9 @@ const OUTCOMES: Readonly<Record<OutcomeKind, readonly [string, Obj]>> = {
   broker_error: ['amqp or redis: the connection failed, the broker refused or answered an error, or did not answer in time.', { error: text('The broker\'s or the connection\'s error, scrubbed of the password.') }],
   runner_error: ['The runner could not run at all (a URL or DSN an old logfile stored, a defect), or the runner process holding the attempt exited while it ran.', { error: text('What stood in the way.') }],
   no_rule: ['The job came due and no rule matched it: it failed without running.', {}],
+  no_node: ['Cluster mode: no live node had every tag the rule requires within the placement bound (tickd(8) CLUSTER MODE, "Where jobs run"): it failed without running. Retried as `runner` failures are.', {
+    on: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'The tags the rule required (its `on`).' },
+  }],
   aborted: ['The daemon stopped while the runner ran: the job stayed triggered and runs again at the next start.', {}],
 };
 
@@ -69,6 +72,7 @@ export const OBSERVE_SCHEMAS: Record<string, Obj> = {
     duration_ns: ns('How long the runner ran, in nanoseconds (0 when nothing ran).'),
     rule: { anyOf: [ref('Identifier'), { type: 'null' }], description: 'The rule whose runner ran; null when no rule matched.' },
     runner: { anyOf: [{ enum: [...RUNNER_TYPES] }, { type: 'null' }], description: 'That runner\'s kind; null when no rule matched.' },
+    node: { type: 'string', description: 'Cluster mode: the node that ran the attempt. Absent from a single daemon\'s attempts, and where nothing ran (no_rule, no_node).' },
     success: { type: 'boolean', description: 'Whether the attempt succeeded (the job then became executed).' },
     summary: { type: 'string', description: 'The outcome in one line, as the warning of a failed job gives it: `exit status 3`, `HTTP status 503`, `no matching rule`.' },
     outcome: ref('AttemptOutcome'),
@@ -118,6 +122,20 @@ const NO_RULE = {
     success: false, summary: 'no matching rule', outcome: { kind: 'no_rule' },
   },
 };
+const PLACED = {
+  id: 'dump.nightly', status: 'executed', execution: 1893466800000000000n, attempt: 1,
+  last_attempt: {
+    attempt: 1, started_ns: 1893466800002100000n, lateness_ns: 2100000n, held_ns: 0n, duration_ns: 93120000000n, rule: 'dump.', runner: 'direct',
+    node: 'n2', success: true, summary: 'exit status 0', outcome: { kind: 'exit', status: 0, stderr: '' },
+  },
+};
+const NO_NODE = {
+  id: 'dump.weekly', status: 'failed', execution: 1893466800000000000n, attempt: 1,
+  last_attempt: {
+    attempt: 1, started_ns: 1893466860000000000n, lateness_ns: 300000n, held_ns: 0n, duration_ns: 0n, rule: 'dump.', runner: 'direct',
+    success: false, summary: 'no live node has the tags db, eu', outcome: { kind: 'no_node', on: ['db', 'eu'] },
+  },
+};
 
 const hook = (attempt: number, startedNs: bigint, status: number): JsonValue => ({
   attempt, started_ns: startedNs, lateness_ns: 812000n, held_ns: 0n, duration_ns: 41000000n, rule: 'hooks.', runner: 'http',
@@ -131,6 +149,8 @@ export const JOB_DETAIL_EXAMPLES: Readonly<Record<string, readonly [string, Json
   shellFailed: ['A shell job whose command exited 3', SHELL_FAILED],
   httpDown: ['An http job whose server refused the connection', HTTP_DOWN],
   noRule: ['A job no rule matched', NO_RULE],
+  placed: ['Cluster mode: a job run on node n2', PLACED],
+  noNode: ['Cluster mode: no live node had the rule\'s tags in time', NO_NODE],
 };
 
 const ACTIVITY_EXAMPLE = {

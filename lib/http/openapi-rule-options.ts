@@ -5,6 +5,7 @@
 // against its schema.
 import { MAX_ATTEMPTS } from '../domain/retry-policy.ts';
 import { MAX_RETRY_ON } from '../domain/retry-on.ts';
+import { MAX_TAGS, TAG_FORM, TAG_PATTERN } from '../domain/node-tags.ts';
 import { MAX_CONCURRENCY, MAX_RATE_LIMIT } from '../domain/rule-options.ts';
 import type { JsonValue } from './json.ts';
 
@@ -19,7 +20,7 @@ const duration = (description: string, example: string): Obj =>
 
 // Bounds of lib/domain/retry-policy.ts that it does not export (factor, delays).
 const MAX_FACTOR = 100;
-const RETRY_DESCRIPTION = 'How a failed execution is tried again: on the failures `on` names; without it on a non-zero exit or a signal, an HTTP 5xx, 429 or 408 or no response, a broker error, a runner that could not run, and never on another 4xx. Never on a process that cannot be started, nor a job no rule matched. While the job waits for its next attempt its status stays triggered and it carries `retry_at`.';
+const RETRY_DESCRIPTION = 'How a failed execution is tried again: on the failures `on` names; without it on a non-zero exit or a signal, an HTTP 5xx, 429 or 408 or no response, a broker error, a runner that could not run or (cluster mode) no node with the rule\'s tags (`no_node`), and never on another 4xx. Never on a process that cannot be started, nor a job no rule matched. While the job waits for its next attempt its status stays triggered and it carries `retry_at`.';
 // A failure class of lib/domain/retry-on.ts: exit, exit:1 to exit:255, signal, 4xx, 5xx, 400 to 599, network, broker, runner.
 const RETRY_CLASS_PATTERN = '^(exit|exit:([1-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])|signal|4xx|5xx|[45][0-9][0-9]|network|broker|runner)$';
 
@@ -33,7 +34,7 @@ const retryFields = (input: boolean): Obj => ({
   on: {
     type: 'array', minItems: 1, maxItems: MAX_RETRY_ON, uniqueItems: true,
     items: { type: 'string', pattern: RETRY_CLASS_PATTERN },
-    description: 'The failures tried again, the whole list (it replaces the default): `exit` any non-zero exit status, `exit:N` that one (1 to 255), `signal` a process killed by a signal (shell, direct, awf); `4xx`, `5xx` an HTTP status of that class (5xx: any from 500), `NNN` that status (400 to 599); `network` no HTTP response; `broker` an amqp or redis broker error; `runner` a runner that could not run. '
+    description: 'The failures tried again, the whole list (it replaces the default): `exit` any non-zero exit status, `exit:N` that one (1 to 255), `signal` a process killed by a signal (shell, direct, awf); `4xx`, `5xx` an HTTP status of that class (5xx: any from 500), `NNN` that status (400 to 599); `network` no HTTP response; `broker` an amqp or redis broker error; `runner` a runner that could not run, or in cluster mode no live node with the rule\'s tags (`no_node`). '
       + (input ? 'Absent: exit, signal, 5xx, 408, 429, network, broker, runner. An empty list, an unknown class or one given twice is refused (400).' : 'Present only when set, in the order it was given.'),
     examples: [['5xx', '429', 'network']],
   },
@@ -54,6 +55,13 @@ export function ruleOptionProperties(input: boolean): Obj {
     retry: ref(input ? 'RetryPolicyInput' : 'RetryPolicy'),
     concurrency: { type: 'integer', minimum: 1, maximum: MAX_CONCURRENCY, description: 'At most this many of the rule\'s executions run at once; the others wait for a place in the order they came due (status unchanged: planned, or triggered when a retry waits).', examples: [4] },
     rate: ref('RateLimit'),
+    on: {
+      type: 'array', minItems: 1, maxItems: MAX_TAGS, uniqueItems: true,
+      items: { type: 'string', pattern: TAG_PATTERN },
+      description: `Cluster mode: the node tags a job of the rule needs; it runs only on a node that has every one of them (tickd(8) CLUSTER MODE, "Where jobs run"). When no live node has them all, the job waits up to a bound and then fails with the outcome \`no_node\`. A single daemon runs the rule's jobs as any other. A tag is ${TAG_FORM}. `
+        + (input ? 'Absent: any node. An empty list, a tag given twice or not of that form is refused (400).' : 'Present only when set, in the order it was given.'),
+      examples: [['db', 'eu']],
+    },
   };
 }
 

@@ -103,7 +103,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ),
   RuleInput: {
     type: 'object',
-    description: 'A rule to store. The runner is given in object form, or in string form: `runner` names the kind and `args` carries its arguments (http: [method, url]; awf: [workflow, "--input", "key=value", ...]; shell: [command]; direct: [executable, ...arguments]). Both forms are equally authoritative. `retry`, `concurrency` and `rate` are optional: without them a job runs once, with no limit. An `id`, if present, must equal the path id; any other field is refused (400 naming it).',
+    description: 'A rule to store. The runner is given in object form, or in string form: `runner` names the kind and `args` carries its arguments (http: [method, url]; awf: [workflow, "--input", "key=value", ...]; shell: [command]; direct: [executable, ...arguments]). Both forms are equally authoritative. `retry`, `concurrency`, `rate` and `on` are optional: without them a job runs once, with no limit, on any node. An `id`, if present, must equal the path id; any other field is refused (400 naming it).',
     // The options beside the two forms, not inside each: members both alternatives declare
     // alike make linters call the oneOf ambiguous.
     properties: ruleOptionProperties(true),
@@ -114,7 +114,7 @@ export const SCHEMAS: Record<string, Schema> = {
     ],
   },
   Rule: closed(['id', 'pattern', 'runner'], { id: ref('Identifier'), pattern: ref('Pattern'), runner: ref('Runner'), ...ruleOptionProperties(false) }, {
-    description: 'A rule; `retry`, `concurrency` and `rate` only when it has them.',
+    description: 'A rule; `retry`, `concurrency`, `rate` and `on` only when it has them.',
   }),
   ...RULE_OPTION_SCHEMAS,
   Stats: closed([...STAT_KEYS], statProperties, { description: 'The 15 STAT values of the TCP interface, in the same order; numbers are exact integers.' }),

@@ -144,6 +144,8 @@ const FAILED_JOB = { id: 'backup.nightly', status: 'failed', execution: 18934668
 const HTTP_RULE = { id: 'mail.', pattern: 'mail.', runner: { type: 'http', method: 'POST', url: 'http://127.0.0.1:9000/send' } };
 const SHELL_RULE = { id: 'backup.', pattern: 'backup.', runner: { type: 'shell', command: 'echo backing up "$TICKD_JOB_ID" >> /tmp/tickd-demo.log' } };
 const AWF_RULE = { id: 'report.', pattern: 'report.', runner: { type: 'awf', workflow: 'monthly-report', inputs: ['format=pdf'] } };
+/** Cluster mode: a dump that runs only on a node tagged both db and eu. */
+const PLACED_RULE = { id: 'dump.', pattern: 'dump.', runner: { type: 'direct', executable: '/usr/bin/pg_dump', args: ['-f', '/srv/dump/latest.sql', 'app'] }, on: ['db', 'eu'] };
 
 const PAGE_HEADERS: Obj = {
   Link: {
@@ -245,16 +247,17 @@ function paths(opts: OpenApiOptions): Obj {
     '/rules/{id}': {
       put: one({
         id: 'putRule', tag: 'rules', summary: 'Create or replace a rule', params: ['RuleId'],
-        description: `Stores the rule: jobs whose identifier starts with \`pattern\` run its runner (the longest matching pattern wins). The runner is given in object form or in string form; the answer always uses the object form. \`retry\`, \`concurrency\` and \`rate\` are optional (tickd-protocol(7) RETRIES AND LIMITS); a rule stored again without them has none. amqp and redis runners can only be set over TCP. ${NAMESPACE} The pattern must lie inside it too.`,
+        description: `Stores the rule: jobs whose identifier starts with \`pattern\` run its runner (the longest matching pattern wins). The runner is given in object form or in string form; the answer always uses the object form. \`retry\`, \`concurrency\`, \`rate\` (tickd-protocol(7) RETRIES AND LIMITS) and \`on\` (the node tags its jobs require in cluster mode) are optional; a rule stored again without them has none. amqp and redis runners can only be set over TCP. ${NAMESPACE} The pattern must lie inside it too.`,
         body: {
           schema: 'RuleInput', examples: {
             http: ['Object form: an HTTP webhook', { pattern: 'mail.', runner: HTTP_RULE.runner }],
             shell: ['Object form: a shell command', { pattern: 'backup.', runner: SHELL_RULE.runner }],
             awfString: ['String form: an awf workflow with an input', { pattern: 'report.', runner: 'awf', args: ['monthly-report', '--input', 'format=pdf'] }],
             limits: ['A webhook retried with backoff, 4 at once, 10 a second at most', RETRY_RULE_INPUT],
+            placed: ['Cluster mode: only on a node tagged db and eu', { pattern: PLACED_RULE.pattern, runner: PLACED_RULE.runner, on: PLACED_RULE.on }],
           },
         },
-        ok: { '200': response('The rule as stored, runner in object form.', ref('Rule'), { http: ['The stored rule', HTTP_RULE], awf: ['A string-form awf rule as stored', AWF_RULE], limits: ['With retries and limits, every retry field written out', RETRY_RULE] }) },
+        ok: { '200': response('The rule as stored, runner in object form.', ref('Rule'), { http: ['The stored rule', HTTP_RULE], awf: ['A string-form awf rule as stored', AWF_RULE], limits: ['With retries and limits, every retry field written out', RETRY_RULE], placed: ['With the node tags its jobs require', PLACED_RULE] }) },
         bad: {
           missing: ['No pattern', says('pattern is required')],
           tcpOnly: ['A runner kind only TCP can set', says('runner.type "redis" can only be set over the TCP interface')],

@@ -17,7 +17,8 @@
 //                      0x07 id:str execution:i64 status:u8 attempt:u32 flags:u8 [retry_at:i64]
 //                           (needs 4)                      a job with retry state; 0x00 when
 //                                                              it has none (retry-codec.ts)
-//                      0x08 id:str pattern:str runner options (needs 4; 5 with retry.on)
+//                      0x08 id:str pattern:str runner options (needs 4; 5 with retry.on;
+//                           6 with on)
 //                                                          a rule with options; 0x01 when it
 //                                                              has none (retry-codec.ts)
 //   runner  = 0x00 command:str                             shell

@@ -22,7 +22,7 @@
 //   {"type":"job","id":...,"execution":1775822400123456789,"status":"planned"}
 //     (a job a retry policy touched adds "attempt":N, and "retry_at":<ns> while it waits)
 //   {"type":"rule","id":...,"pattern":...,"runner":{"type":"shell","command":...}}
-//     (a rule with options adds "retry", "concurrency", "rate" as the HTTP rule object has them)
+//     (a rule with options adds "retry", "concurrency", "rate", "on" as the HTTP rule object has them)
 //   {"type":"job.removed","id":...}   {"type":"rule.removed","id":...}   {"type":"format","version":2}
 //   {"type":"schedule","id":...,"cron"|"every":...,... every field, "decided":...,"fired":...,...}
 //   {"type":"schedule.removed","id":...}

@@ -56,17 +56,17 @@ describe('cluster mode: record formats', function () {
     expect(before['upgrade_needed']).to.equal(null);
     expect((before['nodes'] as Array<Record<string, unknown>>)[0]!['format']).to.equal(FORMAT_VERSION);
 
-    // What a tickd of format 6 might write: an extension record (type 0x10) that needs 6.
+    // What a tickd of format 7 might write: an extension record (type 0x10) that needs 7.
     const nc = await connectNats(nats.urls);
     const jsm = await jetstreamManager(nc);
     const subjects = clusterSubjects(NAME);
-    const seq = await publishSealed(jetstream(nc), jsm, NAME, subjects.job('new.1'), Buffer.from([0x10, 0x00, 0x06, 0xde, 0xad]));
+    const seq = await publishSealed(jetstream(nc), jsm, NAME, subjects.job('new.1'), Buffer.from([0x10, 0x00, 0x07, 0xde, 0xad]));
     // The leader's next write is refused (someone wrote); it rebuilds and meets the record.
     await c.request('t', 'SET old.2 4000000000000000000', 10_000);
     const said = await d.waitForLog((r) => String(r['msg']).startsWith('this node must be upgraded'), 20_000);
-    expect(said).to.include({ format: 6, seq, subject: subjects.job('new.1'), reads: FORMAT_VERSION });
+    expect(said).to.include({ format: 7, seq, subject: subjects.job('new.1'), reads: FORMAT_VERSION });
     await waitFor(async () => (await view(d))['role'] === 'follower', 10_000, 'the node steps down');
-    expect((await view(d))['upgrade_needed']).to.deep.equal({ format: 6, seq, subject: subjects.job('new.1') });
+    expect((await view(d))['upgrade_needed']).to.deep.equal({ format: 7, seq, subject: subjects.job('new.1') });
     // Never quarantined, never deleted: the record stays for the nodes that read it.
     expect(d.stderr.filter((l) => l.includes('stream message quarantined'))).to.deep.equal([]);
     const kept = await jsm.streams.getMessage(NAME, { seq });

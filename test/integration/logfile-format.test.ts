@@ -14,8 +14,8 @@ import { logfileDaemon, logfileOf, snapshot } from './logfile-helpers.ts';
 
 const FIXTURE = new URL('../fixtures/logfile/ztick-v1.log', import.meta.url);
 const FIXTURE_BYTES = 380;
-/** A record of a future tickd: type 0x10, needs format 6, then a body this tickd cannot know. */
-const NEWER = Buffer.from([0, 0, 0, 7, 0x10, 0, 6, 0xde, 0xad, 0xbe, 0xef]);
+/** A record of a future tickd: type 0x10, needs format 7, then a body this tickd cannot know. */
+const NEWER = Buffer.from([0, 0, 0, 7, 0x10, 0, 7, 0xde, 0xad, 0xbe, 0xef]);
 /** The format mark of format 2 (type 4, needs 2), as a frame. */
 const MARK = Buffer.from([0, 0, 0, 3, 4, 0, 2]);
 const COMPACTED = 'logfile compacted';
@@ -31,7 +31,7 @@ const FIXTURE_RULES = [
 describe('logfile formats: a record of a newer tickd', function () {
   this.timeout(30000);
 
-  it('refuses to start: exit 1, one line naming format 6, the logfile untouched, nothing compacted', async () => {
+  it('refuses to start: exit 1, one line naming format 7, the logfile untouched, nothing compacted', async () => {
     const dir = tempDir();
     const path = logfileOf(dir);
     // ztick's records, the newer one, then half a frame: a torn tail that startup would
@@ -44,10 +44,10 @@ describe('logfile formats: a record of a newer tickd', function () {
     const r = await runTickd(['-c', config, '-w', '1'], { cwd: dir });
     expect(r.code).to.equal(1);
     const lines = r.stderr.split('\n').filter((l) => l !== '');
-    const naming = lines.filter((l) => /format 6/.test(l));
+    const naming = lines.filter((l) => /format 7/.test(l));
     expect(naming).to.deep.equal([
-      `tickd: logfile: LogfileTooNew: ${path}: a record of tickd format 6 at byte offset ${FIXTURE_BYTES}; `
-        + 'this tickd reads format 5 and older: upgrade tickd to read this log',
+      `tickd: logfile: LogfileTooNew: ${path}: a record of tickd format 7 at byte offset ${FIXTURE_BYTES}; `
+        + 'this tickd reads format 6 and older: upgrade tickd to read this log',
     ]);
     expect(lines[lines.length - 1]).to.equal(naming[0]);
     // the rest is the ordinary start-up log: JSON lines, below warning, no stack trace
@@ -63,8 +63,8 @@ describe('logfile formats: a record of a newer tickd', function () {
     const r = await runTickd(['dump', path]);
     expect(r.code).to.equal(1);
     expect(r.stdout.split('\n').filter((l) => l !== '')).to.have.length(12);
-    expect(r.stderr).to.equal(`tickd dump: ${path}: a record of tickd format 6 at byte offset ${FIXTURE_BYTES}; `
-      + 'this tickd reads format 5 and older: upgrade tickd to read this log\n');
+    expect(r.stderr).to.equal(`tickd dump: ${path}: a record of tickd format 7 at byte offset ${FIXTURE_BYTES}; `
+      + 'this tickd reads format 6 and older: upgrade tickd to read this log\n');
     expect(readFileSync(path).equals(bytes)).to.equal(true);
   });
 });

@@ -1,6 +1,6 @@
 // /rules routes (tickd-protocol(7) HTTP INTERFACE). A rule is
-// {"id","pattern","runner":{"type",...}} and, when it has them, "retry", "concurrency" and
-// "rate" (tickd-protocol(7) RETRIES AND LIMITS); PUT accepts the runner's object or string form
+// {"id","pattern","runner":{"type",...}} and, when it has them, "retry", "concurrency", "rate"
+// (tickd-protocol(7) RETRIES AND LIMITS) and "on" (the node tags its jobs require); PUT accepts the runner's object or string form
 // (lib/http/runner-body.ts) and answers with the rule as stored, in object form. The pattern,
 // the runner and the options are validated exactly like TCP RULE SET. Any other member is
 // refused (400 naming it): a misspelt "retries" must not leave a rule without its retries.
@@ -20,7 +20,7 @@ export function ruleToJson(rule: Rule): JsonValue {
   return { id: rule.id, pattern: rule.pattern, runner: runnerToJson(rule.runner), ...(optionsToJson(rule.options) as Record<string, JsonValue>) };
 }
 
-const RULE_MEMBERS: ReadonlySet<string> = new Set(['id', 'pattern', 'runner', 'args', 'retry', 'concurrency', 'rate']);
+const RULE_MEMBERS: ReadonlySet<string> = new Set(['id', 'pattern', 'runner', 'args', 'retry', 'concurrency', 'rate', 'on']);
 
 /** The rule a PUT body describes, or a message naming the field that is wrong. */
 export function ruleFromBody(id: string, body: unknown): Rule | string {
@@ -39,7 +39,7 @@ export function ruleFromBody(id: string, body: unknown): Rule | string {
   if (typeof runner === 'string') return runner;
   const runnerError = validateRunner(runner);
   if (runnerError !== null) return `runner: ${runnerError}`;
-  const read = readRuleOptions(body['retry'], body['concurrency'], body['rate']);
+  const read = readRuleOptions(body['retry'], body['concurrency'], body['rate'], body['on']);
   if ('field' in read) return `${read.field}: ${read.error}`;
   // No options: the rule of today, without an `options` member at all (never {}).
   return read.options === undefined ? { id, pattern, runner } : { id, pattern, runner, options: read.options };

@@ -15,6 +15,7 @@ describe('domain/attempt', () => {
     [{ kind: 'broker_error', error: 'WRONGTYPE Operation against a key' }, false, 'broker error: WRONGTYPE Operation against a key'],
     [{ kind: 'runner_error', error: 'unknown runner kind' }, false, 'runner error: unknown runner kind'],
     [{ kind: 'no_rule' }, false, 'no matching rule'],
+    [{ kind: 'no_node', on: ['db', 'eu'] }, false, 'no live node has the tags db, eu'],
     [{ kind: 'aborted' }, false, 'aborted at shutdown'],
   ];
 

@@ -82,6 +82,8 @@ describe('domain/retry-policy', () => {
     expect(worthRetrying({ kind: 'network_error', error: 'ECONNREFUSED' })).to.equal(true);
     expect(worthRetrying({ kind: 'broker_error', error: 'closed' })).to.equal(true);
     expect(worthRetrying({ kind: 'runner_error', error: 'child died' })).to.equal(true);
+    // cluster mode: no node with the rule's tags in time; a later attempt may find one
+    expect(worthRetrying({ kind: 'no_node', on: ['db'] })).to.equal(true);
     expect(worthRetrying({ kind: 'spawn_error', error: 'ENOENT' })).to.equal(false);
     expect(worthRetrying({ kind: 'no_rule' })).to.equal(false);
     expect(worthRetrying({ kind: 'delivered' })).to.equal(false);
@@ -99,6 +101,7 @@ describe('domain/retry-policy', () => {
       { kind: 'signal', signal: 'SIGKILL', stderr: '' }, { kind: 'network_error', error: 'reset' },
       { kind: 'broker_error', error: 'closed' }, { kind: 'runner_error', error: 'died' },
     ];
+    const NO_NODE: AttemptOutcome = { kind: 'no_node', on: ['db', 'eu'] };
 
     it('is read in the order given, each text to one class; absent, the policy has no on member', () => {
       expect(policy({ attempts: 3, delay: '1s', on: ['5xx', '429', 'network', 'exit:75', 'exit', 'signal', '4xx', 'broker', 'runner'] }).on).to.deep.equal([
@@ -142,7 +145,7 @@ describe('domain/retry-policy', () => {
       expect(DEFAULT_RETRY_ON).to.deep.equal(listed);
       const outcomes: AttemptOutcome[] = [
         ...[1, 2, 75, 255].map(exit), ...[400, 401, 404, 407, 408, 409, 429, 499, 500, 503, 599, 600, 302, 0].map(http), ...OTHERS,
-        { kind: 'spawn_error', error: 'ENOENT' }, { kind: 'no_rule' }, { kind: 'delivered' }, { kind: 'aborted' },
+        { kind: 'spawn_error', error: 'ENOENT' }, { kind: 'no_rule' }, { kind: 'delivered' }, { kind: 'aborted' }, NO_NODE,
       ];
       for (const o of outcomes) expect(worthRetrying(o), JSON.stringify(o)).to.equal(worthRetrying(o, listed));
       // a status above 599 (no HTTP class) counts as a server's error, as it always did
@@ -162,6 +165,9 @@ describe('domain/retry-policy', () => {
       expect([499, 500, 599, 600].map((st) => worthRetrying(http(st), classes('5xx')))).to.deep.equal([false, true, true, true]);
       expect(OTHERS.map((o) => worthRetrying(o, classes('signal', 'network')))).to.deep.equal([true, true, false, false]);
       expect(OTHERS.map((o) => worthRetrying(o, classes('broker', 'runner')))).to.deep.equal([false, false, true, true]);
+      // no_node is in the class runner, and in no other
+      expect(worthRetrying(NO_NODE, classes('runner'))).to.equal(true);
+      expect(worthRetrying(NO_NODE, classes('exit', 'signal', '4xx', '5xx', 'network', 'broker'))).to.equal(false);
       // no list retries these: a process that could not start, a job no rule matched, a success, a stop
       const every = classes('exit', 'signal', '4xx', '5xx', 'network', 'broker', 'runner');
       for (const o of [{ kind: 'spawn_error', error: 'ENOENT' }, { kind: 'no_rule' }, { kind: 'delivered' }, { kind: 'aborted' }, exit(0), http(200)] as AttemptOutcome[]) {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import {
   optionsFormat, optionsToJson, optionTokens, readOptionTokens, readRuleOptions, type OptionsResult, type RuleOptions,
 } from '../../../lib/domain/rule-options.ts';
-import { RETRIES_FORMAT, RETRY_ON_FORMAT } from '../../../lib/domain/format.ts';
+import { PLACEMENT_FORMAT, RETRIES_FORMAT, RETRY_ON_FORMAT } from '../../../lib/domain/format.ts';
 
 const S = 1_000_000_000n;
 
@@ -52,7 +52,7 @@ describe('domain/rule-options', () => {
 
   it('refuses RULE SET tokens that are wrong, naming the option', () => {
     expect(refused(readOptionTokens(['concurrency=1', 'concurrency=2']))).to.equal('concurrency: given twice');
-    expect(refused(readOptionTokens(['retry=3']))).to.match(/^retry: unknown option \(known: retry\.attempts, .* rate\.per\)$/);
+    expect(refused(readOptionTokens(['retry=3']))).to.match(/^retry: unknown option \(known: retry\.attempts, .* rate\.per, on\)$/);
     expect(refused(readOptionTokens(['retry.backoff=fixed']))).to.equal('retry.attempts: is required with any other retry option');
     expect(refused(readOptionTokens(['retry.attempts=2', 'retry.delay=1s', 'retry.factor=1e999']))).to.match(/^retry\.factor: must be a number/);
     expect(refused(readOptionTokens(['retry.attempts=2', 'retry.delay=1s', 'retry.jitter=-0.5']))).to.match(/^retry\.jitter: must be a number/);
@@ -121,6 +121,55 @@ describe('domain/rule-options', () => {
       expect(optionsFormat(read(readOptionTokens(['retry.attempts=2', 'retry.delay=1s', 'concurrency=3']))!)).to.equal(RETRIES_FORMAT);
       expect(optionsFormat(read(readOptionTokens(['concurrency=3']))!)).to.equal(RETRIES_FORMAT);
       expect([RETRIES_FORMAT, RETRY_ON_FORMAT]).to.deep.equal([4, 5]);
+    });
+  });
+
+  describe('on: the node tags a job requires', () => {
+    it('an HTTP array and a comma-separated RULE SET value read into the same tags, in the order given; alone, the only option', () => {
+      const http = read(readRuleOptions(undefined, undefined, undefined, ['eu', 'db', 'rack:3']));
+      expect(http).to.deep.equal({ on: ['eu', 'db', 'rack:3'] });
+      expect(read(readOptionTokens(['on=eu,db,rack:3']))).to.deep.equal(http);
+      const sixteen = Array.from({ length: 16 }, (_, i) => `t${i}`);
+      expect(read(readOptionTokens([`on=${sixteen.join(',')}`]))?.on).to.deep.equal(sixteen);
+      expect(read(readOptionTokens(['concurrency=2', 'on=db']))).to.deep.equal({ concurrency: 2, on: ['db'] });
+    });
+
+    it('refuses, naming on: not a list, empty, an empty entry, a bad tag, a duplicate, too many, given twice', () => {
+      const tcp = (value: string): string => refused(readOptionTokens([`on=${value}`]));
+      const http = (value: unknown): string => refused(readRuleOptions(undefined, undefined, undefined, value));
+      expect(http('db,eu')).to.equal('on: must be a list of tags');
+      expect(http({ db: true })).to.equal('on: must be a list of tags');
+      expect(http([])).to.equal('on: must name at least one node tag (omit it to run anywhere)');
+      expect(tcp('')).to.equal('on: must name at least one node tag (omit it to run anywhere)');
+      expect(tcp('db,,eu')).to.match(/^on: a tag is 1 to 64 characters of .*, got ""$/);
+      expect(tcp('-db')).to.match(/^on: a tag is 1 to 64 characters .*, got "-db"$/);
+      expect(http(['db', 7])).to.match(/^on: a tag is .*, got 7$/);
+      expect(http(['x'.repeat(65)])).to.match(/^on: a tag is 1 to 64 characters/);
+      expect(tcp('db,eu,db')).to.equal('on: "db" is given twice');
+      expect(tcp(Array.from({ length: 17 }, (_, i) => `t${i}`).join(','))).to.equal('on: at most 16 tags');
+      expect(refused(readOptionTokens(['on=db', 'on=eu']))).to.equal('on: given twice');
+    });
+
+    it('is written back only when set, as given: JSON an array, the token last', () => {
+      const options = read(readOptionTokens(['on=eu,db', 'retry.attempts=2', 'retry.delay=1s', 'rate.limit=3', 'rate.per=1s']))!;
+      expect(optionTokens(options)).to.deep.equal([
+        'retry.attempts=2', 'retry.backoff=exponential', 'retry.delay=1s', 'retry.factor=2', 'retry.max_delay=1h', 'rate.limit=3', 'rate.per=1s', 'on=eu,db',
+      ]);
+      const json = optionsToJson(options);
+      expect(json['on']).to.deep.equal(['eu', 'db']);
+      expect(read(readRuleOptions(json['retry'], json['concurrency'], json['rate'], json['on']))).to.deep.equal(options);
+      expect(read(readOptionTokens(optionTokens(options)))).to.deep.equal(options);
+      const without = read(readOptionTokens(['concurrency=1']))!;
+      expect(optionsToJson(without)).to.not.have.property('on');
+      expect(optionTokens(without)).to.deep.equal(['concurrency=1']);
+    });
+
+    it('a rule with on needs format 6, whatever else it has; without it, what it needed before', () => {
+      expect(optionsFormat(read(readOptionTokens(['on=db']))!)).to.equal(PLACEMENT_FORMAT);
+      expect(optionsFormat(read(readOptionTokens(['on=db', 'retry.attempts=2', 'retry.delay=1s', 'retry.on=5xx']))!)).to.equal(PLACEMENT_FORMAT);
+      expect(optionsFormat(read(readOptionTokens(['retry.attempts=2', 'retry.delay=1s', 'retry.on=5xx']))!)).to.equal(RETRY_ON_FORMAT);
+      expect(optionsFormat(read(readOptionTokens(['concurrency=3']))!)).to.equal(RETRIES_FORMAT);
+      expect(PLACEMENT_FORMAT).to.equal(6);
     });
   });
 });

@@ -195,8 +195,8 @@ describe('logfile/codec', () => {
       return e as NewerRecordError;
     };
 
-    it('this tickd is at format 5', () => {
-      expect(FORMAT_VERSION).to.equal(5);
+    it('this tickd is at format 6', () => {
+      expect(FORMAT_VERSION).to.equal(6);
     });
 
     it('the format mark: type 4, then the format, big-endian, and nothing else', () => {
@@ -206,21 +206,21 @@ describe('logfile/codec', () => {
     });
 
     it('a record that needs a newer format is refused as such, whatever its body', () => {
-      // type 0x10, needs 6: the body is unknown by definition, so it is never looked at
+      // type 0x10, needs 7: the body is unknown by definition, so it is never looked at
       for (const body of [bytes(), bytes(0xff), bytes(0, 200, 'x'), Buffer.alloc(100, 0xee)]) {
-        const e = newer(frame(Buffer.concat([bytes(0x10, 0, 6), body])), 380);
-        expect(e).to.include({ needs: 6, frameOffset: 380, offset: 385 });
-        expect(e.message).to.equal('a record of tickd format 6 at byte offset 380; this tickd reads format 5 and older: upgrade tickd to read this log');
+        const e = newer(frame(Buffer.concat([bytes(0x10, 0, 7), body])), 380);
+        expect(e).to.include({ needs: 7, frameOffset: 380, offset: 385 });
+        expect(e.message).to.equal('a record of tickd format 7 at byte offset 380; this tickd reads format 6 and older: upgrade tickd to read this log');
       }
       // a known extension type too: a format mark of a later format is a later writer's
-      expect(newer(frame(bytes(4, 0, 6)))).to.include({ needs: 6, frameOffset: 0 });
+      expect(newer(frame(bytes(4, 0, 7)))).to.include({ needs: 7, frameOffset: 0 });
       expect(newer(frame(bytes(4, 0x01, 0x00)))).to.include({ needs: 256 });
       expect(newer(frame(bytes(0xff, 0xff, 0xff, 1, 2, 3)), 7).message).to.match(/^a record of tickd format 65535 at byte offset 7;/);
     });
 
     it('a newer record is still a RecordDecodeError: readers that do not tell them apart refuse it too', () => {
-      const buf = Buffer.concat([frame(VECTORS[0]![2]), frame(bytes(0x10, 0, 6, 1)), frame(VECTORS[1]![2])]);
-      expect(() => forEachFrame(buf, 0, () => {})).to.throw(NewerRecordError, /format 6 at byte offset 20;/);
+      const buf = Buffer.concat([frame(VECTORS[0]![2]), frame(bytes(0x10, 0, 7, 1)), frame(VECTORS[1]![2])]);
+      expect(() => forEachFrame(buf, 0, () => {})).to.throw(NewerRecordError, /format 7 at byte offset 20;/);
       expect(() => forEachFrame(buf, 0, () => {})).to.throw(RecordDecodeError);
     });
 
@@ -244,7 +244,7 @@ describe('logfile/codec', () => {
     });
 
     it('the encoder writes only a format mark this tickd could read back', () => {
-      for (const version of [0, 1, 6, 2.5, 65536]) {
+      for (const version of [0, 1, 7, 2.5, 65536]) {
         expect(() => encodeRecord({ t: 'format', version })).to.throw(RecordEncodeError).with.property('code', 'format_out_of_range');
       }
     });

@@ -109,8 +109,8 @@ describe('logfile/replay', () => {
   });
 
   it('stops at a newer tickd\'s record with its format and offset; nothing is cut, not even a torn tail after it', async () => {
-    // type 0x10, needs format 6, and a body this tickd cannot know; then half a frame
-    const newer = Buffer.from([0, 0, 0, 6, 0x10, 0, 6, 0xde, 0xad, 0xbe]);
+    // type 0x10, needs format 7, and a body this tickd cannot know; then half a frame
+    const newer = Buffer.from([0, 0, 0, 6, 0x10, 0, 7, 0xde, 0xad, 0xbe]);
     const path = copyOfFixture(Buffer.concat([newer, Buffer.from([0, 0, 0, 9, 0])]));
     const before = readFileSync(path);
     let error: unknown = null;
@@ -119,8 +119,8 @@ describe('logfile/replay', () => {
     expect(error).to.be.instanceOf(LogfileTooNewError);
     expect(error).to.be.instanceOf(LogfileUnreadableError);
     expect(error).to.not.be.instanceOf(LogfileCorruptError);
-    expect(error).to.include({ offset: 380, needs: 6 });
-    expect((error as Error).message).to.equal(`${path}: a record of tickd format 6 at byte offset 380; this tickd reads format 5 and older: upgrade tickd to read this log`);
+    expect(error).to.include({ offset: 380, needs: 7 });
+    expect((error as Error).message).to.equal(`${path}: a record of tickd format 7 at byte offset 380; this tickd reads format 6 and older: upgrade tickd to read this log`);
     expect(seen).to.deep.equal(FIXTURE_RECORDS);
     expect(readFileSync(path).equals(before)).to.equal(true);
   });

@@ -4,7 +4,7 @@
 // state or options, and a decoder that refuses what the layout or readRuleOptions does not
 // allow, naming where.
 import { expect } from 'chai';
-import { decodePayload, encodeRecord, NewerRecordError, RecordDecodeError, RecordEncodeError } from '../../../lib/logfile/codec.ts';
+import { decodePayload, encodeRecord, NewerRecordError, RecordEncodeError } from '../../../lib/logfile/codec.ts';
 import { RETRIES_FORMAT, RETRY_ON_FORMAT } from '../../../lib/domain/format.ts';
 import { formatRecord } from '../../../lib/logfile/dump-format.ts';
 import { recordKey } from '../../../lib/logfile/frames.ts';
@@ -14,13 +14,11 @@ import type { RetryPolicy } from '../../../lib/domain/retry-policy.ts';
 import type { RetryClass } from '../../../lib/domain/retry-on.ts';
 import type { RuleOptions } from '../../../lib/domain/rule-options.ts';
 import type { RunnerSpec } from '../../../lib/domain/runner-spec.ts';
+import { damage, FIXED, frame, patched, ruleRec, S, SHELL } from './option-records.ts';
 
-const S = 1_000_000_000n;
 const EXPONENTIAL: RetryPolicy = { attempts: 5, backoff: 'exponential', delay: 2n * S, factor: 1.5, maxDelay: 600n * S, jitter: 0.25 };
-const FIXED: RetryPolicy = { attempts: 3, backoff: 'fixed', delay: 30n * S, factor: 2, maxDelay: 3600n * S, jitter: 0 };
 /** 5xx, 404, exit:75: one class of each shape (no value, an HTTP status, an exit status). */
 const ON: readonly RetryClass[] = [{ kind: '5xx', value: 0 }, { kind: 'http_status', value: 404 }, { kind: 'exit_status', value: 75 }];
-const SHELL: RunnerSpec = { type: 'shell', command: 'c' };
 const RUNNERS: RunnerSpec[] = [
   SHELL,
   { type: 'amqp', dsn: 'amqp://h', exchange: '', routing_key: 'k' },
@@ -30,34 +28,8 @@ const RUNNERS: RunnerSpec[] = [
   { type: 'redis', url: 'redis://h', command: 'RPUSH', key: 'q' },
 ];
 
-function frame(payload: number[]): Buffer {
-  const out = Buffer.alloc(4 + payload.length);
-  out.writeUInt32BE(payload.length, 0);
-  Buffer.from(payload).copy(out, 4);
-  return out;
-}
 const ascii = (s: string): number[] => [...Buffer.from(s, 'latin1')];
-const ruleRec = (options: RuleOptions | undefined, runner: RunnerSpec = SHELL): LogRecord =>
-  ({ t: 'rule', rule: { id: 'r', pattern: 'p', runner, ...(options === undefined ? {} : { options }) } });
 const jobRec = (job: Partial<Job>): LogRecord => ({ t: 'job', job: { id: 'a', execution: 1n, status: 'triggered', ...job } });
-
-function damage(buf: Buffer): RecordDecodeError {
-  try {
-    decodePayload(buf, 4);
-  } catch (err) {
-    expect(err).to.be.instanceOf(RecordDecodeError);
-    expect(err).to.not.be.instanceOf(NewerRecordError);
-    return err as RecordDecodeError;
-  }
-  throw new Error('decoded');
-}
-
-/** The frame of `rec` with `patch` applied to its bytes (offsets within the frame). */
-function patched(rec: LogRecord, patch: (b: Buffer) => void): Buffer {
-  const b = encodeRecord(rec);
-  patch(b);
-  return b;
-}
 
 describe('logfile/codec: retry records (format 4)', () => {
   it('a job with retry state: type 7, needs 4, then type 0\'s fields, attempt, flags, retry_at', () => {
@@ -144,8 +116,9 @@ describe('logfile/codec: retry records (format 4)', () => {
     });
 
     it('an unknown flag bit', () => {
-      let e = damage(patched(full, (b) => { b[O] = b[O]! | 16; }));
-      expect([e.reason, e.offset]).to.deep.equal(['unknown rule option flags 23', O]);
+      // bit 4 is `on` (format 6, rule-on-codec.test.ts); bit 5 is no option
+      let e = damage(patched(full, (b) => { b[O] = b[O]! | 32; }));
+      expect([e.reason, e.offset]).to.deep.equal(['unknown rule option flags 39', O]);
       e = damage(patched(waiting, (b) => { b[A + 4] = 3; }));
       expect([e.reason, e.offset]).to.deep.equal(['unknown job retry flags 3', A + 4]);
     });
@@ -189,8 +162,8 @@ describe('logfile/codec: retry records (format 4)', () => {
 
     it('a record that claims a format this tickd does not read is a newer tickd\'s, whatever follows', () => {
       for (const rec of [full, waiting]) {
-        const buf = patched(rec, (b) => { b[6] = 6; });
-        expect(() => decodePayload(buf, 4)).to.throw(NewerRecordError, /a record of tickd format 6 at byte offset 0; this tickd reads format 5 and older/);
+        const buf = patched(rec, (b) => { b[6] = 7; });
+        expect(() => decodePayload(buf, 4)).to.throw(NewerRecordError, /a record of tickd format 7 at byte offset 0; this tickd reads format 6 and older/);
       }
       // needs 4 is what a format-3 tickd reads as newer than itself, and refuses as such
       expect([waitingBytes[5], waitingBytes[6], fullBytes[5], fullBytes[6]]).to.deep.equal([0, 4, 0, 4]);

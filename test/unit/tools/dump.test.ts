@@ -127,13 +127,13 @@ describe('logfile/dump', () => {
 
   it('a newer tickd\'s record: prints what precedes it, then one line naming its format, exit 1', async () => {
     const path = join(tempDir(), 'log');
-    const bytes = Buffer.concat([readFileSync(FIXTURE), Buffer.from([0, 0, 0, 4, 0x10, 0, 6, 0xff])]);
+    const bytes = Buffer.concat([readFileSync(FIXTURE), Buffer.from([0, 0, 0, 4, 0x10, 0, 7, 0xff])]);
     writeFileSync(path, bytes);
     for (const format of ['text', 'json']) {
       const r = await dump([path, '--format', format]);
       expect(r.code).to.equal(1);
       expect(r.out).to.have.length(12);
-      expect(r.err).to.equal(`tickd dump: ${path}: a record of tickd format 6 at byte offset 380; this tickd reads format 5 and older: upgrade tickd to read this log\n`);
+      expect(r.err).to.equal(`tickd dump: ${path}: a record of tickd format 7 at byte offset 380; this tickd reads format 6 and older: upgrade tickd to read this log\n`);
     }
     expect(readFileSync(path).equals(bytes)).to.equal(true);
   });

@@ -2,8 +2,9 @@
 // it opens (and again on each refresh while it stays open): status, execution, the attempt
 // number and, while the job waits for its next attempt, when that comes (retry_at); the
 // attempts the daemon keeps, oldest first, in a compact table; and the last attempt in full
-// (when it started, how late, how long, the rule and runner, the outcome in the runner's own
-// terms with the stderr tail). A failed job has "Run again" (POST /jobs/{id}/retry). Invariants:
+// (when it started, how late, how long, the rule and runner, in cluster mode the node, the
+// outcome in the runner's own terms with the stderr tail). A failed job has "Run again" (POST
+// /jobs/{id}/retry). Invariants:
 // API text reaches the page through textContent only; an answer for a job other than the one
 // now shown is dropped; a failed "Run again" is shown inside the dialog too (the page's alert
 // region is behind the modal), with the API's message verbatim; closing gives the focus back
@@ -40,6 +41,8 @@ function attemptRows(a, nowMs) {
     ...row('Duration', formatNs(a.duration_ns), ' ', el('small', { class: 'ns' }, `${a.duration_ns} ns`)),
     ...row('Rule', a.rule === null || a.rule === undefined ? el('em', {}, 'none matched') : el('code', {}, String(a.rule))),
     ...row('Runner', a.runner === null || a.runner === undefined ? el('em', {}, 'none') : String(a.runner)),
+    // Cluster mode only: a single daemon's attempts carry no node.
+    ...(typeof a.node === 'string' ? row('Node', el('code', { 'data-detail': 'node' }, a.node)) : []),
     ...outcomeDetails(outcome).flatMap(([label, value]) => row(label, el('code', { 'data-detail': label }, value))),
   ];
   if (typeof outcome.stderr === 'string') {

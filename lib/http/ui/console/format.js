@@ -200,6 +200,7 @@ export function outcomeDetails(outcome) {
       return [['error', String(o.error ?? '')]];
     case 'delivered': return [['delivered', 'the broker or server confirmed it']];
     case 'no_rule': return [['rule', 'none matched the job']];
+    case 'no_node': return [['node', `none live with the tags ${Array.isArray(o.on) ? o.on.join(', ') : '?'}`]];
     case 'aborted': return [['aborted', 'the daemon stopped while the runner ran']];
     default: return Object.entries(o).filter(([k]) => k !== 'kind').map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
   }

@@ -5,15 +5,18 @@
 // sent as "abc"), so the API decides what is valid and its message is the one shown; a group
 // the form leaves empty is left out, so a rule saved without options has none; Edit fills
 // every input from the rule (and empties those it lacks), so Save gives the options back.
-// `on` (the failure classes retried) is one text input, the classes comma-separated.
+// `on` (the failure classes retried) is one text input, the classes comma-separated; so is
+// `tags`, the rule's own `on` (the node tags its jobs require in cluster mode).
 import { formatNs } from './format.js';
 
 /** The option inputs of the rule form, by name (the ids are `rule-opt-<name>`). */
-export const OPTION_INPUTS = ['attempts', 'backoff', 'delay', 'factor', 'max_delay', 'jitter', 'on', 'concurrency', 'rate_limit', 'rate_per'];
+export const OPTION_INPUTS = ['attempts', 'backoff', 'delay', 'factor', 'max_delay', 'jitter', 'on', 'concurrency', 'rate_limit', 'rate_per', 'tags'];
 const RETRY_INPUTS = ['attempts', 'backoff', 'delay', 'factor', 'max_delay', 'jitter', 'on'];
 
 const present = (v) => v !== undefined && v !== null;
 const text = (v) => String(v ?? '').trim();
+/** A comma-separated input as the API's list, each entry trimmed (an empty one is the API's to refuse). */
+const list = (value) => value.split(',').map((c) => c.trim());
 
 /** An integer as JSON wants it: a number when it is plain digits, else the text as typed. */
 function integerOrText(value) {
@@ -48,6 +51,7 @@ export function optionDetails(rule) {
   if (present(rule?.retry)) out.push(['retry', 'retry', retryText(rule.retry)]);
   if (present(rule?.concurrency)) out.push(['concurrency', 'concurrency', String(rule.concurrency)]);
   if (present(rule?.rate)) out.push(['rate', 'rate', `${rule.rate.limit ?? '?'} per ${rule.rate.per ?? '?'}`]);
+  if (Array.isArray(rule?.on)) out.push(['on', 'on nodes tagged', rule.on.join(', ')]);
   return out;
 }
 
@@ -62,14 +66,15 @@ export function optionFormValues(rule) {
     factor: r.backoff === 'fixed' ? '' : s(r.factor), max_delay: s(r.max_delay), jitter: s(r.jitter),
     on: Array.isArray(r.on) ? r.on.join(',') : '',
     concurrency: s(rule?.concurrency), rate_limit: s(rate.limit), rate_per: s(rate.per),
+    tags: Array.isArray(rule?.on) ? rule.on.join(',') : '',
   };
 }
 
 /**
- * The `retry`, `concurrency` and `rate` members of PUT /rules/{id} for the option inputs
+ * The `retry`, `concurrency`, `rate` and `on` members of PUT /rules/{id} for the option inputs
  * (strings as typed; backoff '' is the server's default). A group is sent when any of its
  * inputs is filled, with only the filled ones; the factor only with a backoff that has one;
- * `on` as the list of its comma-separated classes, each trimmed (an empty one is the API's to refuse).
+ * `on` as the list of its comma-separated classes; the `tags` input as the rule's `on`, a list too.
  */
 export function optionsBody(form) {
   const body = {};
@@ -78,7 +83,7 @@ export function optionsBody(form) {
     const value = text(form[name]);
     if (value === '' || (name === 'factor' && text(form.backoff) === 'fixed')) continue;
     retry[name] = name === 'attempts' ? integerOrText(value) : name === 'factor' || name === 'jitter' ? decimalOrText(value)
-      : name === 'on' ? value.split(',').map((c) => c.trim()) : value;
+      : name === 'on' ? list(value) : value;
   }
   if (Object.keys(retry).length > 0) body.retry = retry;
   if (text(form.concurrency) !== '') body.concurrency = integerOrText(text(form.concurrency));
@@ -89,6 +94,7 @@ export function optionsBody(form) {
     if (limit !== '') body.rate.limit = integerOrText(limit);
     if (per !== '') body.rate.per = per;
   }
+  if (text(form.tags) !== '') body.on = list(text(form.tags));
   return body;
 }
 

@@ -184,6 +184,7 @@ describe('http/ui/console/format.js', () => {
       expect(f.outcomeDetails({ kind, error: 'boom' }), kind).to.deep.equal([['error', 'boom']]);
     }
     for (const kind of ['delivered', 'no_rule', 'aborted']) expect(f.outcomeDetails({ kind }), kind).to.have.length(1);
+    expect(f.outcomeDetails({ kind: 'no_node', on: ['db', 'eu'] })).to.deep.equal([['node', 'none live with the tags db, eu']]);
     expect(f.outcomeDetails({ kind: 'future', code: '7' })).to.deep.equal([['code', '7']]);
     expect(f.outcomeDetails(undefined)).to.deep.equal([]);
   });

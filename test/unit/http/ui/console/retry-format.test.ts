@@ -22,7 +22,7 @@ const FORMAT = new URL('../../../../../lib/http/ui/console/format.js', import.me
 // GET /rules/opts as the HTTP API writes it (every retry field written out).
 const OPTS_TEXT = '{"id":"opts","pattern":"opts.","runner":{"type":"shell","command":"exit 1"},'
   + '"retry":{"attempts":4,"backoff":"exponential","delay":"500ms","factor":1.5,"max_delay":"30s","jitter":0.1},'
-  + '"concurrency":2,"rate":{"limit":10,"per":"1m"}}';
+  + '"concurrency":2,"rate":{"limit":10,"per":"1m"},"on":["db","eu"]}';
 
 describe('http/ui/console/retry-format.js', () => {
   let f: RetryFormat;
@@ -43,6 +43,7 @@ describe('http/ui/console/retry-format.js', () => {
       ['retry', 'retry', '4 attempts · exponential 500ms ×1.5 (max 30s) · jitter 0.1'],
       ['concurrency', 'concurrency', '2'],
       ['rate', 'rate', '10 per 1m'],
+      ['on', 'on nodes tagged', 'db, eu'],
     ]);
     expect(f.optionDetails({ id: 'plain', pattern: '', runner: { type: 'shell', command: 'true' } })).to.deep.equal([]);
   });
@@ -51,12 +52,12 @@ describe('http/ui/console/retry-format.js', () => {
     const values = f.optionFormValues(opts);
     expect(values).to.deep.equal({
       attempts: '4', backoff: 'exponential', delay: '500ms', factor: '1.5', max_delay: '30s', jitter: '0.1', on: '',
-      concurrency: '2', rate_limit: '10', rate_per: '1m',
+      concurrency: '2', rate_limit: '10', rate_per: '1m', tags: 'db,eu',
     });
     expect(Object.keys(values)).to.deep.equal(f.OPTION_INPUTS);
     // Exactly the members the API wrote (as JSON, numbers as numbers).
-    const { retry, concurrency, rate } = JSON.parse(OPTS_TEXT) as Record<string, unknown>;
-    expect(f.optionsBody(values)).to.deep.equal({ retry, concurrency, rate });
+    const { retry, concurrency, rate, on } = JSON.parse(OPTS_TEXT) as Record<string, unknown>;
+    expect(f.optionsBody(values)).to.deep.equal({ retry, concurrency, rate, on });
   });
 
   it('a rule without options empties every input, and empty inputs send no option at all', () => {
@@ -90,6 +91,14 @@ describe('http/ui/console/retry-format.js', () => {
     // spaces around a class go; an empty class stays, for the API to refuse with its own words
     expect(f.optionsBody({ ...empty, attempts: '2', on: ' 5xx , 429,' })).to.deep.equal({ retry: { attempts: 2, on: ['5xx', '429', ''] } });
     expect(f.optionFormValues({ retry: { attempts: '2' } })['on']).to.equal('');
+  });
+
+  it('tags: the rule\'s own on (node tags), one comma-separated input sent back as the rule\'s on list, apart from retry', () => {
+    const empty = Object.fromEntries(f.OPTION_INPUTS.map((n) => [n, '']));
+    expect(f.optionsBody({ ...empty, tags: ' db , eu,' })).to.deep.equal({ on: ['db', 'eu', ''] });
+    expect(f.optionsBody({ ...empty, tags: 'db', on: '5xx', attempts: '2' })).to.deep.equal({ retry: { attempts: 2, on: ['5xx'] }, on: ['db'] });
+    expect(f.optionFormValues({ retry: { attempts: '2', on: ['5xx'] } })['tags']).to.equal('');
+    expect(f.optionDetails({ on: ['gpu'] })).to.deep.equal([['on', 'on nodes tagged', 'gpu']]);
   });
 
   it('attemptText and attemptCells: the number, and an entry with its durations made short', () => {
