@@ -53,6 +53,8 @@ import { RunnerProcesses } from './runner-processes.ts';
 import { Supervisor } from './supervisor.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { saveCompileCache } from './compile-cache.ts';
+import type { EngineSide, Placement } from '../lib/placement/placement.ts';
+import type { ClusterNode } from '../lib/leadership/node.ts';
 
 export type RunAction = Extract<CliAction, { mode: 'run' }>;
 
@@ -86,7 +88,8 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   const results = new ExecutionResults();
   const activity = new ActivityRing();
   // The metrics exist only once the log is replayed; the hooks read them at each execution.
-  const sinks: { results: ExecutionResults; activity: ActivityRing; instruments: JobInstruments | null } = { results, activity, instruments: null };
+  // In cluster mode the results go to this node's executor, which sends each to the leader.
+  const sinks: { results: Pick<ExecutionResults, 'push'>; activity: ActivityRing; instruments: JobInstruments | null } = { results, activity, instruments: null };
   // Forked once a rule needs them (RunnerProcesses.use, after the replay).
   const runners = new RunnerProcesses({
     count: action.runnerProcesses,
@@ -109,10 +112,17 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   runners.use(rules.kinds());
   rules.onKindsChanged = () => runners.use(rules.kinds());
 
+  // Cluster mode: every node runs what the leader places on it (lib/placement/).
+  const placement = storage.node === undefined ? null : await openPlacement(storage.node, action, inputs, runners, log);
+  if (placement !== null) {
+    sinks.results = placement.executor;
+    life.own({ placement });
+  }
   const connections = new ConnectionCounts();
   const instruments = meters?.instruments({
     connections: connections.total, rules: () => rules.size, compactions: storage.compactions,
     ...(storage.node === undefined ? {} : { role: () => storage.node!.role }),
+    ...(placement === null ? {} : { placement: () => placement.counts() }),
   }) ?? null;
   sinks.instruments = instruments;
   const statSources: StatSources = {
@@ -136,12 +146,17 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     schedules,
     // A schedule's records need format 3: in a cluster, only once every node reads it.
     ...(storage.node === undefined ? {} : { formatRefused: (needs: number) => storage.node!.refusesFormat(needs) }),
+    ...(placement === null ? {} : { waitingForNode: (id: string) => placement.waitingFor(id) }),
     journal: storage.journal,
     results,
     activity: () => activity.snapshot(Date.now()),
-    dispatch: (job, rule, attempt, run) => runners.submit(run.attemptNo === 1 && run.heldNs === 0n && run.dueNs === job.execution
-      ? { attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id }
-      : { attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id, attemptNo: run.attemptNo, dueNs: run.dueNs, heldNs: run.heldNs }),
+    dispatch: (job, rule, attempt, run) => {
+      const exec = run.attemptNo === 1 && run.heldNs === 0n && run.dueNs === job.execution
+        ? { attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id }
+        : { attempt, jobId: job.id, execution: job.execution, runner: rule.runner, rule: rule.id, attemptNo: run.attemptNo, dueNs: run.dueNs, heldNs: run.heldNs };
+      if (placement === null) runners.submit(exec);
+      else placement.dispatch(exec, rule.options?.on);
+    },
     prepare: (runner, awakeNs) => {
       runners.prepare(runner, awakeNs);
       if (awakeNs !== null) ticker?.awakeFor(awakeNs);
@@ -201,13 +216,17 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
     ? () => engine.tick(wallNowNs())
     : () => node.firing && engine.tick(wallNowNs()), wallOfHr);
   life.own({ ticker });
-  if (node === undefined) {
+  if (node === undefined || placement === null) {
     redispatch();
   } else {
+    placement.start(placementEngine(engine, activity, sinks, redispatch, node.links.opts.nodeName));
+    node.placementView = () => placement.view();
     node.start({
       local: (cmds, done) => engine.submitBatch(cmds, done),
-      promoted: () => { instruments?.tookOver(); engine.armSchedules(); redispatch(); },
+      // The census first (placement.ts): what the nodes still run is adopted, not run again.
+      promoted: () => { instruments?.tookOver(); engine.armSchedules(); placement.promoted(); },
       quarantined: () => instruments?.quarantined(),
+      steppingDown: () => placement.demoted(),
       demoted: () => engine.forget(),
     });
   }
@@ -215,6 +234,46 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   storage.startCompaction();
   log.info({ tcp: addresses.tcp, http: addresses.http, tls: tls !== null, auth: tokens !== null, workers: action.workers, persistence: storage.kind }, 'ready');
   saveCompileCache();
+}
+
+/** A cluster node's execution placement: its tags from --node-tags, else the config file's. */
+async function openPlacement(node: ClusterNode, action: RunAction, inputs: StartupInputs, runners: RunnerProcesses, log: Logger): Promise<Placement> {
+  // Loaded in cluster mode only, as NATS is (test/unit/architecture.test.ts).
+  const { Placement } = await import('../lib/placement/placement.ts');
+  const opts = node.links.opts;
+  const tags = opts.nodeTags ?? inputs.config.cluster.node_tags; // checked by the config's loader
+  const plog = log.child({ component: 'placement' });
+  plog.info({ node: opts.nodeName, tags, capacity: action.maxInflight }, 'this node runs what the leader places on it');
+  return new Placement({
+    nc: node.links.nc, keys: node.links.keys, cluster: opts.name, log: plog, node: opts.nodeName, members: node.links.members,
+    tags, capacity: action.maxInflight, waitMs: inputs.config.cluster.placement_wait * 1000,
+    submit: (exec) => runners.submit(exec), wallNs: wallNowNs,
+  });
+}
+
+/**
+ * What placement needs of the leader's engine. GET /activity is the leader's: another node's
+ * execution is counted in its window when its result comes (this node's own, by the runner
+ * hooks, as on a single node); a no_node failure as a finished execution.
+ */
+function placementEngine(engine: Engine, activity: ActivityRing, sinks: { instruments: JobInstruments | null }, redispatch: () => void, self: string): EngineSide {
+  return {
+    result: (r) => {
+      if (r.record.node !== self) {
+        activity.recordLateness(Number(r.record.startedNs) / 1e6, Number(r.record.latenessNs) / 1e6);
+        activity.recordFinished(Date.now(), r.success);
+      }
+      engine.result(r.jobId, r.attempt, r.success, r.record);
+    },
+    adopt: (h) => engine.adopt(h.jobId, h.attempt, h.execution, h.attemptNo),
+    rerun: (jobId, attempt) => void engine.rerun(jobId, attempt),
+    noNode: (exec, record) => {
+      sinks.instruments?.outcome(exec.runner.type, record.outcome.kind, false);
+      activity.recordFinished(Date.now(), false);
+      engine.result(exec.jobId, exec.attempt, false, record);
+    },
+    redispatch,
+  };
 }
 
 /** GET /metrics's answer: this process's metrics in the Prometheus text format. */

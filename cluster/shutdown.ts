@@ -6,6 +6,7 @@
 //   what they received; HTTP gets 5 s; WORKER_EXIT_GRACE_MS, then SIGKILL) and stop the
 //   runner child processes (what runs gets RUNNER_GRACE_MS to finish, then is aborted; those
 //   executions stay `triggered` on disk and run again at the next start) -> stop the tick ->
+//   (cluster mode: the results of what finished go to the leader, at most 2 s) ->
 //   settle: apply the results reported since its last step and wait until they are durable ->
 //   flush and fsync the log -> flush telemetry (at most 2 s) -> remove the pidfile.
 // The firing is held first: a job that came due during the stop would only start to be
@@ -49,14 +50,21 @@ export interface StopParts {
   pidfile?: string;
   /** The failure warnings' count of the last second (lib/engine/observers.ts failureLog). */
   failures?: { flush(): void };
+  /** Cluster mode: this node's side of execution placement (lib/placement/placement.ts). */
+  placement?: { stopTaking(): void; close(ms: number): Promise<void> };
 }
+
+/** How long a stopping cluster node may take to hand its last results to the leader. */
+const RESULTS_HANDOVER_MS = 2_000;
 
 export async function stopParts(parts: StopParts): Promise<void> {
   parts.engine?.holdFiring();
   // Cluster mode: a leader hands over first, so another node fires and writes at once while
   // this one's workers drain (their commands are forwarded to the new leader meanwhile).
   await parts.storage?.handOver?.();
+  parts.placement?.stopTaking(); // the leader places elsewhere what it would have sent here
   await Promise.all([parts.supervisor?.drain(WORKER_EXIT_GRACE_MS), parts.pool?.stop(RUNNER_GRACE_MS)]);
+  await parts.placement?.close(RESULTS_HANDOVER_MS); // what finished in the grace reaches the leader
   parts.ticker?.stop();
   await parts.engine?.settle();
   parts.failures?.flush();

@@ -5,6 +5,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { availableParallelism, hostname } from 'node:os';
 import { clusterNameError } from './domain/cluster-name.ts';
+import { parseTagText } from './domain/node-tags.ts';
 import { LOG_FORMATS, type LogFormat } from './log-format.ts';
 
 /** Cluster mode (tickd(8) CLUSTER MODE): the log on a NATS JetStream stream. */
@@ -25,6 +26,8 @@ export interface ClusterOptions {
   readonly secretFile: string | null;
   /** Connect to a NATS server that asks no credentials on a non-loopback address (tickd(8) SECURITY). */
   readonly allowUnauthenticatedNats: boolean;
+  /** This node's tags (--node-tags; null: not given, the config file's `[cluster] node_tags` then). */
+  readonly nodeTags: readonly string[] | null;
 }
 
 export type CliAction =
@@ -93,6 +96,10 @@ Cluster mode (the log on a NATS JetStream stream; tickd(8) CLUSTER MODE):
                               on a non-loopback address (anyone reaching it can deny
                               service)
       --node-name NAME        this node's name (default: the host name)
+      --node-tags TAG[,TAG...]
+                              this node's tags: jobs whose rule requires tags (on) run
+                              only on nodes having all of them (default: [cluster]
+                              node_tags of the config file)
       --cluster-replicas N    stream replicas when tickd creates it, 1 to 5 (default 3;
                               capped at the JetStream servers there are)
       --lease-ttl DURATION    leader lease time to live: 3s, 1500ms (default 3s; 0.5s to 60s)
@@ -170,6 +177,7 @@ export function parseCli(argv: readonly string[], env: CliEnv = {}): CliAction {
       'log-format': { type: 'string' },
       ...CLUSTER_CONNECTION_OPTIONS,
       'node-name': { type: 'string' },
+      'node-tags': { type: 'string' },
       'cluster-replicas': { type: 'string' },
       'lease-ttl': { type: 'string' },
       'checkpoint-records': { type: 'string' },
@@ -198,7 +206,14 @@ export function parseCli(argv: readonly string[], env: CliEnv = {}): CliAction {
   const cluster = parseCluster(v);
   if (typeof cluster === 'string') return { mode: 'usage-error', message: cluster };
   if (cluster !== null && cluster.secretFile === null) return { mode: 'usage-error', message: SECRET_REQUIRED };
-  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, runnerProcesses, tickSliceUs, logFormat, cluster };
+  let nodeTags: readonly string[] | null = null;
+  if (v['node-tags'] !== undefined) {
+    if (cluster === null) return { mode: 'usage-error', message: '--node-tags needs --cluster' };
+    const tags = parseTagText(v['node-tags']);
+    if ('error' in tags) return { mode: 'usage-error', message: `--node-tags: ${tags.error}` };
+    nodeTags = tags.tags;
+  }
+  return { mode: 'run', config, workers, pidfile: v.pidfile ?? null, maxInflight, runnerProcesses, tickSliceUs, logFormat, cluster: cluster === null ? null : { ...cluster, nodeTags } };
 }
 
 /** The usage error of a cluster command without --cluster-secret-file (the daemon, dump, import). */
@@ -242,7 +257,7 @@ export function parseCluster(
   const secretFile = file(v['cluster-secret-file']);
   return {
     urls, credsFile: file(v['cluster-creds']), caFile: file(v['cluster-ca']), name, nodeName, replicas, leaseTtlMs, checkpointRecords,
-    secretFile, allowUnauthenticatedNats: v['cluster-allow-unauthenticated-nats'] === true,
+    secretFile, allowUnauthenticatedNats: v['cluster-allow-unauthenticated-nats'] === true, nodeTags: null,
   };
 }
 

@@ -2,6 +2,7 @@
 // one of the spec's (InvalidLogLevel, FramerateOutOfRange, UnknownSection, UnknownKey,
 // InvalidValue) and whose message names the key, so `tickd --check` and startup print one
 // precise line. Nothing here has side effects beyond reading files.
+import { readTags } from '../domain/node-tags.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
@@ -113,6 +114,8 @@ function checkCrossFields(config: Config): void {
   if ((tls_cert === null) !== (tls_key === null)) {
     throw bad(tls_cert === null ? 'controller.tls_cert' : 'controller.tls_key', 'must be set together with ' + (tls_cert === null ? 'controller.tls_key' : 'controller.tls_cert'));
   }
+  const tags = readTags(config.cluster.node_tags);
+  if ('error' in tags) throw bad('cluster.node_tags', tags.error);
   if (config.telemetry.enabled && config.telemetry.endpoint === null) {
     throw bad('telemetry.endpoint', 'is required when telemetry.enabled is true');
   }

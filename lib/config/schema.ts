@@ -50,6 +50,10 @@ export const SCHEMA = {
     compression_interval: { type: 'int', default: 3600, min: 0, max: MAX_U32, doc: 'Seconds between background logfile compactions; 0 disables.' },
     attempt_history: { type: 'int', default: 10, min: 1, max: 100, doc: 'Attempts of each job kept in memory for GET /jobs/{id}/attempts, 1 to 100 (100 000 records in all).' },
   },
+  cluster: {
+    node_tags: { type: 'string[]', default: [], doc: 'Cluster mode: this node\'s tags (--node-tags overrides them). A rule that requires tags (on) runs its jobs only on nodes having all of them.' },
+    placement_wait: { type: 'int', default: 60, min: 1, max: 86400, doc: 'Cluster mode: seconds a job waits for a live node having its rule\'s tags before its attempt fails (outcome no_node).' },
+  },
   telemetry: {
     enabled: { type: 'bool', default: false, doc: 'Export metrics, traces and logs over OTLP/HTTP.' },
     endpoint: { type: 'url', default: null, doc: 'Collector base URL (http:// or https://); required when enabled.' },

@@ -14,6 +14,23 @@ export interface ClusterMember {
   readonly seenAgoMs: number;
   /** The record format its code reads (lib/domain/format.ts); 1 for a tickd before formats. */
   readonly format: number;
+  /** What it runs (issue 40), as it said; absent for a node of a tickd that runs nothing the leader sends. */
+  readonly executor?: ExecutorView;
+}
+
+/** A node as an executor of the cluster's jobs (tickd(8) CLUSTER MODE "Where jobs run"). */
+export interface ExecutorView {
+  /** Its tags (--node-tags): a rule's `on` picks the nodes having every one. */
+  readonly tags: readonly string[];
+  /** Executions it runs at once (its --max-inflight): a job goes to the matching node least loaded by it. */
+  readonly capacity: number;
+  /** Executions running on it now. */
+  readonly running: number;
+  /**
+   * Which run of the node's process said so (random at each start): a node that restarted
+   * under the same name holds nothing the one before ran. Not shown in GET /cluster.
+   */
+  readonly run: string;
 }
 
 /** A record in the stream that this node's code cannot read: it applies nothing after it. */
@@ -40,4 +57,13 @@ export interface ClusterView {
   readonly activeFormat: number;
   /** Set once this node met a record too new for its code: it must be upgraded. */
   readonly upgradeNeeded: UpgradeNeeded | null;
+  /** The leader's placement (issue 40): executions waiting for a node whose tags match; absent on a follower. */
+  readonly placement?: PlacementView;
+}
+
+export interface PlacementView {
+  /** Executions that no live node with the tags their rule requires could take yet. */
+  readonly waiting: number;
+  /** Executions sent to each node and not reported yet, by node name. */
+  readonly placed: Readonly<Record<string, number>>;
 }

@@ -52,10 +52,21 @@ export type Command =
 export type Op = Command['op'];
 export type ListCommand = Extract<Command, { op: 'job.list' | 'rule.list' | 'schedule.list' }>;
 
+/** An attempt that waits for a live node having every tag its rule requires (tickd(8) CLUSTER MODE, "Where jobs run"). */
+export interface NodeWait {
+  readonly on: readonly string[];
+  /** Since when, epoch ns. */
+  readonly sinceNs: bigint;
+}
+
 export type Reply =
   | { readonly ok: true; readonly kind: 'done' }
   /** `attempt`: the job's last attempt (GET /jobs/{id} only; TCP's GET shows none of it). */
-  | { readonly ok: true; readonly kind: 'job'; readonly job: Job; readonly attempt?: Attempt; readonly attempts?: readonly Attempt[] }
+  | {
+    readonly ok: true; readonly kind: 'job'; readonly job: Job; readonly attempt?: Attempt; readonly attempts?: readonly Attempt[];
+    /** Cluster mode: the job's attempt waits for a live node having these tags (GET /jobs/{id} only). */
+    readonly waitingForNode?: NodeWait;
+  }
   /** `next`: the cursor of the following page, null when the listing is complete. */
   | { readonly ok: true; readonly kind: 'jobs'; readonly jobs: Job[]; readonly next: number | null }
   | { readonly ok: true; readonly kind: 'rule'; readonly rule: Rule }

@@ -59,6 +59,11 @@ export class Changes {
     this.attempts.clear();
   }
 
+  /** Job `id` has no current attempt any more (its node was lost: it runs again): nothing to persist. */
+  dropAttempt(id: string): void {
+    this.attempts.delete(id);
+  }
+
   /** A new attempt for a job that stays `triggered` (re-dispatch after a restart): nothing to persist. */
   retry(id: string, attempt: string): void {
     this.attempts.set(id, attempt);

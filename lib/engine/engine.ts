@@ -5,7 +5,7 @@
 // The engine persists through the Journal seam only (journal.ts). It also keeps what is told
 // about executions beside the jobs: the last attempt of each job (lib/store/attempts.ts) and
 // the per-second activity (activity.ts), both in memory only.
-import type { Command, Reply } from '../domain/command.ts';
+import type { Command, NodeWait, Reply } from '../domain/command.ts';
 import type { ActivityView } from '../domain/activity.ts';
 import type { Attempt } from '../domain/attempt.ts';
 import type { StatValues } from '../domain/stat.ts';
@@ -78,6 +78,8 @@ export interface EngineOptions {
   readonly schedules?: ScheduleStore;
   /** Null while records of format `needs` may be written, else why not (cluster mode: format-mark.ts gate); none: always. */
   readonly formatRefused?: (needs: number) => string | null;
+  /** Cluster mode: what a job's attempt waits for, if it waits for a node (lib/placement/); none: never. */
+  readonly waitingForNode?: (id: string) => NodeWait | undefined;
   /** null in memory mode. */
   readonly journal: Journal | null;
   readonly dispatch: Dispatch;
@@ -125,7 +127,7 @@ export class Engine {
     this.scheduling.armAll();
     this.ctx = {
       changes: this.changes, jobs: opts.jobs, rules: opts.rules, stat: opts.stat, attempts: this.attempts, activity: opts.activity ?? NO_ACTIVITY,
-      scheduling: this.scheduling, formatRefused: opts.formatRefused ?? (() => null),
+      scheduling: this.scheduling, formatRefused: opts.formatRefused ?? (() => null), waitingForNode: opts.waitingForNode ?? (() => undefined),
     };
     this.observer = opts.observer;
     this.results = opts.results ?? new ExecutionResults();
@@ -232,6 +234,23 @@ export class Engine {
    */
   armSchedules(): void {
     this.scheduling.armAll();
+  }
+
+  /** Cluster mode, taking over: an attempt a node still runs is the job's current one again (Firing.adopt). */
+  adopt(jobId: string, attempt: string, execution: bigint, attemptNo: number): boolean {
+    return this.firing.adopt(jobId, attempt, execution, attemptNo);
+  }
+
+  /** Cluster mode: the node running `attempt` was lost; the job runs again under a new attempt (Firing.rerun). */
+  rerun(jobId: string, attempt: string, nowNs: bigint = wallNowNs()): boolean {
+    let done = false;
+    try {
+      done = this.firing.rerun(jobId, attempt, nowNs);
+    } catch (err) {
+      this.onError(err);
+    }
+    if (this.changes.pending > 0) this.commits.commit(noop, noop);
+    return done;
   }
 
   /** After replay, before the first tick: jobs left `triggered` on disk run again (at-least-once). */

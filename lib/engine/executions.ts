@@ -19,7 +19,8 @@ import type { ActivityRing } from './activity.ts';
 import type { EngineObserver } from './engine.ts';
 
 export interface ExecutionSinks {
-  readonly results: ExecutionResults;
+  /** The engine's queue; in cluster mode this node's executor, which sends each result to the leader (lib/placement/). */
+  readonly results: Pick<ExecutionResults, 'push'>;
   readonly activity: ActivityRing;
   /** null: no metrics (neither OTLP export nor an HTTP interface). */
   readonly instruments: JobInstruments | null;

@@ -84,13 +84,15 @@ export class Firing {
   readonly limits = new RuleLimits();
   private readonly starts: Starts;
   private readonly retrying: Retrying;
+  private readonly mono: () => bigint;
 
   constructor(parts: FiringParts) {
     this.p = parts;
+    this.mono = parts.mono ?? (() => process.hrtime.bigint());
     const noRule = (job: Job, nowNs: bigint): void => this.failNoRule(job, nowNs);
     this.starts = new Starts({
       changes: parts.changes, jobs: parts.jobs, rules: parts.rules, limits: this.limits, dispatch: parts.dispatch, newAttemptId,
-      mono: parts.mono ?? (() => process.hrtime.bigint()), fired: (job, nowNs) => parts.observer?.fired(job, 'triggered', nowNs), noRule,
+      mono: this.mono, fired: (job, nowNs) => parts.observer?.fired(job, 'triggered', nowNs), noRule,
     });
     this.retrying = new Retrying({ changes: parts.changes, jobs: parts.jobs, rules: parts.rules, starts: this.starts, noRule, random: parts.random });
     parts.changes.onJobReplaced = (id) => this.limits.forgetJob(id);
@@ -135,6 +137,38 @@ export class Firing {
   forget(): string[] {
     this.retrying.clear();
     return this.limits.clear().filter((w) => w.kind === 'due').map((w) => w.job.id);
+  }
+
+  /**
+   * Cluster mode, taking over (lib/placement/): `attempt` still runs on a node, or ran and its
+   * result is on its way, so it is job `jobId`'s current attempt again: its result counts, and
+   * the job is not dispatched again. False when the job is no longer what that attempt ran.
+   */
+  adopt(jobId: string, attempt: string, execution: bigint, attemptNo: number): boolean {
+    const { changes, jobs, rules } = this.p;
+    const job = jobs.get(jobId);
+    if (job === undefined || job.status !== 'triggered' || job.execution !== execution || job.retryAt !== undefined
+      || (job.attempt ?? 1) !== attemptNo || changes.attemptOf(jobId) !== undefined) return false;
+    changes.retry(jobId, attempt);
+    const rule = rules.match(jobId);
+    if (rule !== undefined) this.limits.started(rule, attempt, this.mono(), false); // its start counted once, when it started
+    return true;
+  }
+
+  /**
+   * Cluster mode: the node running `attempt` was lost, so job `jobId` runs again elsewhere under
+   * a new attempt (a late result of the lost one is stale). False when it was not current.
+   */
+  rerun(jobId: string, attempt: string, nowNs: bigint): boolean {
+    const { changes, jobs, rules } = this.p;
+    if (changes.attemptOf(jobId) !== attempt) return false;
+    this.limits.finished(attempt);
+    changes.dropAttempt(jobId);
+    const job = jobs.get(jobId)!;
+    const rule = rules.match(jobId);
+    if (rule === undefined) this.failNoRule(job, nowNs);
+    else this.starts.offer(job, rule, 'again', job.attempt ?? 1, job.execution, nowNs);
+    return true;
   }
 
   /** A job come due (or waiting) that no rule matches: failed, with its attempt record. */

@@ -62,11 +62,11 @@ export class RuleLimits {
   }
 
   /** An attempt of `rule` started (after admits() said yes). */
-  started(rule: Rule, attempt: string, monoNs: bigint): void {
+  started(rule: Rule, attempt: string, monoNs: bigint, rated = true): void {
     if (!limited(rule)) return;
     this.running.set(rule.id, (this.running.get(rule.id) ?? 0) + 1);
     this.counted.set(attempt, rule.id);
-    if (rule.options!.rate !== undefined) this.window(rule).tryStart(monoNs);
+    if (rated && rule.options!.rate !== undefined) this.window(rule).tryStart(monoNs);
   }
 
   /** A result of `attempt` arrived (current or stale). */

@@ -63,6 +63,10 @@ export const OBSERVE_SCHEMAS: Record<string, Obj> = {
     execution: ns('Nanoseconds since the Unix epoch.'),
     ...JOB_RETRY_PROPERTIES,
     last_attempt: ref('Attempt'),
+    waiting_for_node: closed(['on', 'since_ns'], {
+      on: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'The tags its rule requires (`on`).' },
+      since_ns: ns('Since when it waits, nanoseconds since the Unix epoch.'),
+    }, { description: 'Cluster mode: the job\'s attempt waits for a live node having every tag its rule requires; after placement_wait seconds it fails with outcome no_node (tickd(8) CLUSTER MODE, "Where jobs run").' }),
   }, { description: 'A job, and its last attempt when the daemon has one recorded (absent for a job that has not run since it was set, nor since the daemon started).' }),
   Attempt: closed(['attempt', 'started_ns', 'lateness_ns', 'held_ns', 'duration_ns', 'rule', 'runner', 'success', 'summary', 'outcome'], {
     attempt: { type: 'integer', minimum: 1, description: 'The attempt\'s number: 1 for the first run, more when the rule\'s retry policy tried again.' },

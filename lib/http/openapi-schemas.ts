@@ -4,6 +4,7 @@
 // Runners are discriminated on `type` with an explicit mapping from each kind to its schema:
 // without one, tools fall back to the schema NAME as the value (openapi-typescript generated
 // `type: "RunnerShell"`), which is not what the wire carries.
+import { MAX_TAGS, TAG_PATTERN } from '../domain/node-tags.ts';
 import { JOB_STATUSES } from '../domain/job.ts';
 import { HTTP_METHODS, REDIS_COMMANDS, type RunnerType } from '../domain/runner-spec.ts';
 import { STAT_KEYS } from '../domain/stat.ts';
@@ -132,6 +133,11 @@ export const SCHEMAS: Record<string, Schema> = {
     lag: { type: 'integer', minimum: 0, description: 'last_seq minus this node\'s applied_seq.' },
     seen_ago_ms: { type: 'integer', minimum: 0, description: 'Milliseconds since the node last reported how it stands (it does so about every second).' },
     format: { type: 'integer', minimum: 1, description: 'The record format the node\'s tickd reads (tickd(8) UPGRADING); 1 for a tickd older than formats, which does not say.' },
+    executor: closed(['tags', 'capacity', 'running'], {
+      tags: { type: 'array', items: { type: 'string', pattern: TAG_PATTERN }, maxItems: MAX_TAGS, description: 'The node\'s tags (--node-tags): a rule\'s `on` runs its jobs only on nodes having every one.' },
+      capacity: { type: 'integer', minimum: 1, description: 'Executions the node runs at once (its --max-inflight).' },
+      running: { type: 'integer', minimum: 0, description: 'Executions running on the node, as it last said.' },
+    }, { description: 'What the node runs of the cluster\'s jobs (tickd(8) CLUSTER MODE, "Where jobs run"); absent for a node of a tickd that runs only its own.' }),
   }),
   Cluster: closed(['cluster', 'node', 'role', 'leader', 'last_seq', 'applied_seq', 'nodes', 'format', 'active_format', 'upgrade_needed'], {
     cluster: { type: 'string', description: 'The cluster\'s name.' },
@@ -151,6 +157,10 @@ export const SCHEMAS: Record<string, Schema> = {
       }), { type: 'null' }],
       description: 'Set once this node met a record in the stream that only a newer tickd reads: it applies nothing after it, never leads, and serves what it has; upgrade it. null otherwise.',
     },
+    placement: closed(['waiting', 'placed'], {
+      waiting: { type: 'integer', minimum: 0, description: 'Executions waiting for a live node having the tags their rule requires.' },
+      placed: { type: 'object', additionalProperties: { type: 'integer', minimum: 1 }, description: 'Executions sent to each node (by name) whose results have not come yet.' },
+    }, { description: 'The leader\'s placement of executions (on the leader only; tickd(8) CLUSTER MODE, "Where jobs run").' }),
   }, { description: 'One node\'s view of its cluster (cluster mode, NATS JetStream).' }),
   NodeRole: { enum: ['leader', 'follower'] },
 };

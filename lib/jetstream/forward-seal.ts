@@ -13,6 +13,9 @@
 //   request = 0xF2  key id (4)  sealed at, ms since the epoch (8)  nonce (16)  HMAC (32)
 //             address length (1)  address (the holder, UTF-8)  payload
 //   answer  = 0xF3  key id (4)  HMAC (32)  payload
+//
+// Execution placement (lib/placement/wire.ts) seals its messages the same way under contexts
+// of its own, so that no message of one kind can be taken for another.
 import { randomBytes } from 'node:crypto';
 import { KEY_ID_BYTES, MAC_BYTES, type ClusterKeys } from './cluster-keys.ts';
 
@@ -34,12 +37,12 @@ export interface SealedRequest {
 }
 
 /** A batch for the tenure of lease holder `to` ('' when none is known: it is redirected). */
-export function sealRequest(keys: ClusterKeys, cluster: string, to: string, payload: Uint8Array, nowMs = Date.now()): SealedRequest {
+export function sealRequest(keys: ClusterKeys, cluster: string, to: string, payload: Uint8Array, nowMs = Date.now(), context: Buffer = REQUEST_CONTEXT): SealedRequest {
   const at = Buffer.allocUnsafe(8);
   at.writeBigUInt64BE(BigInt(nowMs));
   const nonce = randomBytes(NONCE_BYTES);
   const address = addressBytes(to);
-  const mac = keys.mac([REQUEST_CONTEXT, Buffer.from(`${cluster}\0`), at, nonce, address, payload])!;
+  const mac = keys.mac([context, Buffer.from(`${cluster}\0`), at, nonce, address, payload])!;
   return { body: Buffer.concat([Buffer.of(REQUEST), keys.signingId, at, nonce, mac, address, payload]), nonce };
 }
 
@@ -90,7 +93,7 @@ export type OpenedRequest =
  * A request's payload and nonce when it is for the tenure of `holder`; a misaddressed one's
  * address; or why it is refused (never run, never answered with anything but an empty answer).
  */
-export function openRequest(keys: ClusterKeys, cluster: string, holder: string, body: Uint8Array, nonces: NonceBook, nowMs = Date.now()): OpenedRequest {
+export function openRequest(keys: ClusterKeys, cluster: string, holder: string, body: Uint8Array, nonces: NonceBook, nowMs = Date.now(), context: Buffer = REQUEST_CONTEXT): OpenedRequest {
   const b = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (b.length < REQUEST_HEAD || b[0] !== REQUEST) return { refused: 'not a sealed batch' };
   let p = 1;
@@ -102,7 +105,7 @@ export function openRequest(keys: ClusterKeys, cluster: string, holder: string, 
   if (addressEnd > b.length) return { refused: 'not a sealed batch' };
   const address = b.subarray(p, addressEnd);
   const payload = b.subarray(addressEnd);
-  if (!keys.verify([REQUEST_CONTEXT, Buffer.from(`${cluster}\0`), at, nonce, address, payload], id, mac)) return { refused: 'a seal that does not verify' };
+  if (!keys.verify([context, Buffer.from(`${cluster}\0`), at, nonce, address, payload], id, mac)) return { refused: 'a seal that does not verify' };
   const sealedAt = Number(at.readBigUInt64BE());
   if (Math.abs(nowMs - sealedAt) > FRESH_MS) return { refused: `sealed ${Math.round((nowMs - sealedAt) / 1000)} s from this node's clock` };
   if (address.toString('utf8', 1) !== holder) return { misaddressed: address.toString('utf8', 1), nonce: Buffer.from(nonce) };
@@ -111,16 +114,16 @@ export function openRequest(keys: ClusterKeys, cluster: string, holder: string, 
   return { payload, nonce: Buffer.from(nonce) };
 }
 
-export function sealAnswer(keys: ClusterKeys, cluster: string, nonce: Buffer, payload: Uint8Array): Buffer {
-  const mac = keys.mac([ANSWER_CONTEXT, Buffer.from(`${cluster}\0`), nonce, payload])!;
+export function sealAnswer(keys: ClusterKeys, cluster: string, nonce: Buffer, payload: Uint8Array, context: Buffer = ANSWER_CONTEXT): Buffer {
+  const mac = keys.mac([context, Buffer.from(`${cluster}\0`), nonce, payload])!;
   return Buffer.concat([Buffer.of(ANSWER), keys.signingId, mac, payload]);
 }
 
 /** The answer's payload, or null when it is not the leader's answer to the request of `nonce`. */
-export function openAnswer(keys: ClusterKeys, cluster: string, nonce: Buffer, body: Buffer): Buffer | null {
+export function openAnswer(keys: ClusterKeys, cluster: string, nonce: Buffer, body: Buffer, context: Buffer = ANSWER_CONTEXT): Buffer | null {
   if (body.length < ANSWER_HEAD || body[0] !== ANSWER) return null;
   const id = body.subarray(1, 1 + KEY_ID_BYTES);
   const mac = body.subarray(1 + KEY_ID_BYTES, ANSWER_HEAD);
   const payload = body.subarray(ANSWER_HEAD);
-  return keys.verify([ANSWER_CONTEXT, Buffer.from(`${cluster}\0`), nonce, payload], id, mac) ? payload : null;
+  return keys.verify([context, Buffer.from(`${cluster}\0`), nonce, payload], id, mac) ? payload : null;
 }

@@ -24,9 +24,16 @@
 //
 // A report also carries the records the node owes the stream (owed-claims.ts), sealed apart
 // too: the node that takes over writes them (lib/leadership/restore-from-copy.ts).
+//
+// And what the node runs (issue 40, lib/placement/): its tags, capacity and executions
+// running, sealed apart (PLACE_CONTEXT). The leader places executions on the nodes that said
+// so lately (candidates), and gives away what a node held once the node is lost: gone from the
+// bucket (a graceful stop deletes its entry), or silent for LOSS_MS while this node's own watch
+// works (a node merely slow, or stopped for less, keeps what it runs).
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ClusterMember, NodeRole } from '../domain/cluster-view.ts';
+import type { ClusterMember, ExecutorView, NodeRole } from '../domain/cluster-view.ts';
+import { readTags } from '../domain/node-tags.ts';
 import type { Logger } from '../log.ts';
 import { createOrOpenBucket, leaseReplicas } from '../lease/bucket.ts';
 import { FORMAT_VERSION, ZTICK_FORMAT } from '../domain/format.ts';
@@ -48,6 +55,11 @@ const MAX_MEMBERS = 256;
 const REPORT_CONTEXT = 'tickd/member/1\0';
 const FORMAT_CONTEXT = 'tickd/member-format/1\0';
 const OWED_CONTEXT = 'tickd/member-owed/1\0';
+const PLACE_CONTEXT = 'tickd/member-place/1\0';
+/** Silent for this long (its entry's TTL): the node is lost, and what it ran is run elsewhere. */
+export const LOSS_MS = BUCKET_TTL_MS;
+/** Placed on only when heard of this recently (a node that reports every second). */
+const CANDIDATE_MS = 3 * REPORT_MS;
 
 interface Seen {
   readonly role: NodeRole;
@@ -56,6 +68,8 @@ interface Seen {
   readonly format: number;
   /** The records it owes the stream (owed-claims.ts), as its last report said. */
   readonly owed: readonly Claim[];
+  /** What it runs, as it said; absent for a node of a tickd before placement. */
+  readonly executor?: ExecutorView | undefined;
   readonly at: number;
 }
 
@@ -74,6 +88,8 @@ export class Members {
 
   private readonly cluster: string;
   private readonly keys: ClusterKeys;
+  /** What this node says it runs (set once its executor exists; none: nothing said). */
+  executor: (() => ExecutorView) | null = null;
 
   private constructor(kv: KV, cluster: string, node: string, keys: ClusterKeys, log: Logger) {
     this.kv = kv;
@@ -112,7 +128,7 @@ export class Members {
       return;
     }
     try {
-      const v = JSON.parse(e.string()) as { role?: unknown; applied?: unknown; key?: unknown; mac?: unknown; format?: unknown; fmac?: unknown; owed?: unknown; omac?: unknown };
+      const v = JSON.parse(e.string()) as { role?: unknown; applied?: unknown; key?: unknown; mac?: unknown; format?: unknown; fmac?: unknown; owed?: unknown; omac?: unknown; place?: unknown; pmac?: unknown };
       if ((v.role !== 'leader' && v.role !== 'follower') || !Number.isSafeInteger(v.applied) || (v.applied as number) < 0) return;
       if (typeof v.key !== 'string' || typeof v.mac !== 'string') return;
       const key = Buffer.from(v.key, 'hex');
@@ -126,8 +142,11 @@ export class Members {
       let owed: Claim[] = [];
       if (typeof v.owed === 'string' && typeof v.omac === 'string' && e.key !== this.node
         && this.keys.verify([this.owedText(e.key, v.applied as number, v.owed)], key, Buffer.from(v.omac, 'hex'))) owed = readClaims(v.owed);
+      let executor: ExecutorView | undefined;
+      if (typeof v.place === 'string' && typeof v.pmac === 'string' && v.place.length <= 4096
+        && this.keys.verify([this.placeText(e.key, v.applied as number, v.place)], key, Buffer.from(v.pmac, 'hex'))) executor = readExecutor(v.place);
       if (!this.seen.has(e.key) && this.seen.size >= MAX_MEMBERS) return;
-      this.seen.set(e.key, { role: v.role, applied: v.applied as number, format, owed, at: performance.now() });
+      this.seen.set(e.key, { role: v.role, applied: v.applied as number, format, owed, executor, at: performance.now() });
     } catch { /* not ours: ignored */ }
   }
 
@@ -143,6 +162,10 @@ export class Members {
     return Buffer.from(`${OWED_CONTEXT}${this.cluster}\0${node}\0${applied}\0${owed}`);
   }
 
+  private placeText(node: string, applied: number, place: string): Buffer {
+    return Buffer.from(`${PLACE_CONTEXT}${this.cluster}\0${node}\0${applied}\0${place}`);
+  }
+
   /** Says how this node stands, and what it owes the stream; never rejects (a view may then be a little stale). */
   report(role: NodeRole, applied: number, owed: readonly Claim[] = []): void {
     void this.store(role, applied, owed);
@@ -156,13 +179,16 @@ export class Members {
     if (this.closed) return false;
     const sentAt = performance.now();
     if (sentAt - this.storedAt > OUT_OF_VIEW_MS) this.leftOut = true;
-    this.seen.set(this.node, { role, applied, format: FORMAT_VERSION, owed: [], at: sentAt });
+    const executor = this.executor?.();
+    this.seen.set(this.node, { role, applied, format: FORMAT_VERSION, owed: [], executor, at: sentAt });
     try {
       const mac = this.keys.mac([this.reportText(this.node, role, applied)])!.toString('hex');
       const fmac = this.keys.mac([this.formatText(this.node, applied, FORMAT_VERSION)])!.toString('hex');
       const owed = claimsText(claims);
       const omac = owed === null ? undefined : this.keys.mac([this.owedText(this.node, applied, owed)])!.toString('hex');
-      await this.kv.put(this.node, JSON.stringify({ role, applied, key: this.keys.signingId.toString('hex'), mac, format: FORMAT_VERSION, fmac, owed, omac }));
+      const place = executor === undefined ? undefined : JSON.stringify(executor);
+      const pmac = place === undefined ? undefined : this.keys.mac([this.placeText(this.node, applied, place)])!.toString('hex');
+      await this.kv.put(this.node, JSON.stringify({ role, applied, key: this.keys.signingId.toString('hex'), mac, format: FORMAT_VERSION, fmac, owed, omac, place, pmac }));
       // From when it was sent: an answer read after a long stop says nothing about the stop.
       this.storedAt = Math.max(this.storedAt, sentAt);
       return true;
@@ -205,9 +231,41 @@ export class Members {
     const out: ClusterMember[] = [];
     for (const [name, s] of this.seen) {
       if (now - s.at > STALE_MS) continue;
-      out.push({ name, role: s.role, appliedSeq: s.applied, lag: Math.max(0, lastSeq - s.applied), seenAgoMs: Math.round(now - s.at), format: s.format });
+      const m = { name, role: s.role, appliedSeq: s.applied, lag: Math.max(0, lastSeq - s.applied), seenAgoMs: Math.round(now - s.at), format: s.format };
+      out.push(s.executor === undefined ? m : { ...m, executor: s.executor });
     }
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** The other nodes that run what the leader sends and said so lately: where executions may go. */
+  candidates(): Array<{ readonly name: string; readonly executor: ExecutorView }> {
+    const now = performance.now();
+    const out: Array<{ name: string; executor: ExecutorView }> = [];
+    for (const [name, s] of this.seen) {
+      if (name !== this.node && s.executor !== undefined && now - s.at <= CANDIDATE_MS) out.push({ name, executor: s.executor });
+    }
+    return out;
+  }
+
+  /** Every other node heard of that runs what the leader sends, lost or not (a census asks each). */
+  executorNames(): string[] {
+    return [...this.seen].filter(([name, s]) => name !== this.node && s.executor !== undefined).map(([name]) => name);
+  }
+
+  /**
+   * Whether node `name` is lost: gone from the bucket, or silent for LOSS_MS while this node's
+   * watch works. Never while the watch itself may be stale: a node cut off from NATS must not
+   * give away what the others still run.
+   */
+  lost(name: string): boolean {
+    if (performance.now() - this.heardAt > WATCH_FRESH_MS) return false;
+    const s = this.seen.get(name);
+    return s === undefined || this.heardAt - s.at > LOSS_MS;
+  }
+
+  /** Which run of node `name`'s process last said what it runs (ExecutorView.run); undefined when none did. */
+  runOf(name: string): string | undefined {
+    return this.seen.get(name)?.executor?.run;
   }
 
   /** What the other nodes heard of lately owe the stream (their last reports'). */
@@ -226,5 +284,18 @@ export class Members {
     this.closed = true;
     this.stopWatch?.();
     await this.kv.delete(this.node).catch(() => {});
+  }
+}
+
+/** A report's `place`, or undefined when it is not what this code reads. */
+function readExecutor(text: string): ExecutorView | undefined {
+  try {
+    const v = JSON.parse(text) as { tags?: unknown; capacity?: unknown; running?: unknown; run?: unknown };
+    const tags = readTags(v.tags);
+    if ('error' in tags || !Number.isSafeInteger(v.capacity) || !Number.isSafeInteger(v.running)) return undefined;
+    if ((v.capacity as number) < 1 || (v.running as number) < 0 || typeof v.run !== 'string' || v.run.length > 64) return undefined;
+    return { tags: tags.tags, capacity: v.capacity as number, running: v.running as number, run: v.run };
+  } catch {
+    return undefined;
   }
 }

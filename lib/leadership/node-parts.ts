@@ -37,6 +37,11 @@ export interface RoleHooks {
   readonly local: LocalBatch;
   /** Now leading: the copy is current and the journal live. Jobs left `triggered` run again; schedules are armed. */
   readonly promoted: () => void;
+  /**
+   * The step-down itself, synchronously, as the journal is fenced: from here on no result is
+   * taken (one taken now would be dropped by `demoted`, yet its node told it was taken).
+   */
+  readonly steppingDown?: () => void;
   /** No longer leading, before the copy is rebuilt: the engine forgets its attempts and results. */
   readonly demoted: () => void;
   /** A stream message was quarantined (quarantine.ts): counted in a metric. */

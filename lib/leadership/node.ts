@@ -1,7 +1,7 @@
 // One tickd node of a cluster. Its roles, state diagram and invariants, and a map of cluster
 // mode file by file, are in lib/leadership/README.md; tickd(8) CLUSTER MODE says what it does.
 import { randomBytes } from 'node:crypto';
-import type { ClusterView, NodeRole } from '../domain/cluster-view.ts';
+import type { ClusterView, NodeRole, PlacementView } from '../domain/cluster-view.ts';
 import { FORMAT_VERSION } from '../domain/format.ts';
 import type { Command, Reply } from '../domain/command.ts';
 import { applyRecord, type LogRecord } from '../engine/journal.ts';
@@ -63,6 +63,8 @@ export class ClusterNode {
   private tooNew: StreamTooNewError | null = null;
   /** The cluster's active format as the stream records it (format-mark.ts). */
   readonly format = new FormatMark();
+  /** The leader's execution placement, for its view (lib/placement/); none: not shown. */
+  placementView: (() => PlacementView) | null = null;
   private readonly stopped = Promise.withResolvers<void>();
 
   constructor(parts: NodeParts) {
@@ -117,7 +119,13 @@ export class ClusterNode {
       lastSeq, appliedSeq: applied, nodes: this.p.members.list(lastSeq),
       format: FORMAT_VERSION, activeFormat: this.format.recorded,
       upgradeNeeded: this.tooNew === null ? null : { format: this.tooNew.format, seq: this.tooNew.seq, subject: this.tooNew.subject },
+      ...(this.roleNow === 'leader' && this.placementView !== null ? { placement: this.placementView() } : {}),
     };
+  }
+
+  /** What execution placement (lib/placement/) works over: this node's NATS connection, the cluster's keys, its members. */
+  get links(): Pick<NodeParts, 'nc' | 'keys' | 'members' | 'opts'> {
+    return this.p;
   }
 
   /** Builds the copy from the stream (its checkpoint, then the rest) and starts following it (start-up, and after a step-down). */
@@ -272,6 +280,7 @@ export class ClusterNode {
     this.server = null;
     this.stream?.fence(why);
     this.journal.use(null);
+    this.hooks?.steppingDown?.();
     this.log[why === 'stopping' ? 'info' : 'warn']({ role: 'follower', cause: why }, 'role changed: follower');
     ended(why);
   }

@@ -37,6 +37,12 @@
 //   tickd.cluster.quarantined     counter            {message}     stream messages kept out of
 //                                                                  the copy: no record of the
 //                                                                  cluster's (quarantine.ts)
+//   tickd.placement.running       observable gauge   {execution}   executions running on this
+//                                                                  node (lib/placement/)
+//   tickd.placement.waiting       observable gauge   {execution}   the leader's executions
+//                                                                  waiting for a node with
+//                                                                  their rule's tags (0 on a
+//                                                                  follower)
 import type { Attributes, Meter } from '@opentelemetry/api';
 import type { OutcomeKind } from '../domain/attempt.ts';
 import type { RunnerType } from '../domain/runner-spec.ts';
@@ -52,6 +58,9 @@ export const METRIC_NAMES = [
 ] as const;
 
 export const CLUSTER_METRIC_NAMES = ['tickd.cluster.role', 'tickd.cluster.failovers', 'tickd.cluster.quarantined'] as const;
+
+/** Cluster mode: where executions run (lib/placement/). */
+export const PLACEMENT_METRIC_NAMES = ['tickd.placement.running', 'tickd.placement.waiting'] as const;
 
 export const EXECUTION_METRIC_NAMES = ['tickd.execution.lateness_ms', 'tickd.execution.outcomes'] as const;
 
@@ -79,6 +88,8 @@ export interface InstrumentSources {
   readonly compactions: () => number;
   /** This node's role in cluster mode (null while undecided); absent in single-node mode. */
   readonly role?: () => 'leader' | 'follower' | null;
+  /** Cluster mode: executions running on this node, and those the leader has waiting for a node. */
+  readonly placement?: () => { readonly running: number; readonly waiting: number };
 }
 
 export interface JobInstruments {
@@ -152,6 +163,14 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
         const now = role();
         if (now !== null) result.observe(now === 'leader' ? 1 : 0);
       });
+  }
+
+  const placement = sources.placement;
+  if (placement !== undefined) {
+    meter.createObservableGauge('tickd.placement.running', { unit: '{execution}', description: 'Executions running on this node (cluster mode).' })
+      .addCallback((result) => result.observe(placement().running));
+    meter.createObservableGauge('tickd.placement.waiting', { unit: '{execution}', description: 'Executions the leader holds until a live node has the tags their rule requires (0 on a follower).' })
+      .addCallback((result) => result.observe(placement().waiting));
   }
 
   return {

@@ -13,6 +13,8 @@ export interface NodeSpec {
   readonly extra?: readonly string[];
   /** Config sections merged over the defaults (e.g. `{ log: { level: 'debug' } }`); HTTP stays on port 0 unless given. */
   readonly config?: ConfigTree;
+  /** Environment added to the daemon's (its runners inherit it). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export function nodeArgs(nats: NatsCluster, spec: NodeSpec): string[] {
@@ -25,7 +27,7 @@ export function nodeArgs(nats: NatsCluster, spec: NodeSpec): string[] {
 /** A node, started and ready (a follower or the leader), with HTTP on an ephemeral port. */
 export async function startNode(nats: NatsCluster, spec: NodeSpec): Promise<Daemon> {
   const config: ConfigTree = { ...spec.config, http: { listen: '127.0.0.1:0', ...spec.config?.['http'] } };
-  return Daemon.start({ args: nodeArgs(nats, spec), dir: tempDir(), readyTimeoutMs: 30_000, config });
+  return Daemon.start({ args: nodeArgs(nats, spec), dir: tempDir(), readyTimeoutMs: 30_000, config, ...(spec.env === undefined ? {} : { env: spec.env }) });
 }
 
 /** The role this node's log says it has now ('follower' until it says otherwise). */

@@ -57,7 +57,7 @@ describe('cluster checkpoints', function () {
     nc = await connectCluster({ urls: nats.urls.split(','), credsFile: null, caFile: null, name: 'cp-test', log: silentLogger(), connectTimeoutMs: 10_000, allowUnauthenticatedNats: false });
     jsm = await jetstreamManager(nc);
     js = jetstream(nc);
-    opts = { urls: nats.urls.split(','), credsFile: null, caFile: null, name: NAME, nodeName: 'n1', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 1, secretFile: testSecretFile(), allowUnauthenticatedNats: false };
+    opts = { urls: nats.urls.split(','), credsFile: null, caFile: null, name: NAME, nodeName: 'n1', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 1, secretFile: testSecretFile(), allowUnauthenticatedNats: false, nodeTags: null };
   });
   after(async () => {
     await nc?.close();

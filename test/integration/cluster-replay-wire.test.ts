@@ -150,7 +150,7 @@ describe('cluster mode: the stream replay\'s own connection to NATS', function (
       expect(seen).to.deep.equal(kept);
       expect((await jsm.streams.info('wire')).state.consumer_count).to.equal(0);
       // A checkpoint made and read over connections made the same way (the compaction child's, the replay's).
-      const made = await makeCheckpoint({ urls: way.urls(nats), credsFile, caFile: way.caFile, name: 'wire', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 1, secretFile: testSecretFile(), allowUnauthenticatedNats: false });
+      const made = await makeCheckpoint({ urls: way.urls(nats), credsFile, caFile: way.caFile, name: 'wire', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 1, secretFile: testSecretFile(), allowUnauthenticatedNats: false, nodeTags: null });
       expect(made).to.include({ seq: 300, records: kept.length });
       const fromCheckpoint: string[] = [];
       const again = await replayStream(nc!, jsm, subjects, testTrust(), (rec) => { if (rec.t === 'job') fromCheckpoint.push(rec.job.id); });

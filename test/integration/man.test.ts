@@ -195,7 +195,8 @@ describe('man pages', function () {
       const sections = Object.keys(SCHEMA).join('|');
       for (const page of PAGES) {
         const text = rendered(page);
-        const dotted = [...text.matchAll(new RegExp(`\\b(${sections})\\.([a-z_]+)\\b`, 'g'))];
+        // Not a file name (tickd-cluster.service, /etc/tickd/cluster.secret) nor a metric (tickd.cluster.role): no key follows a hyphen, a slash or a dot.
+        const dotted = [...text.matchAll(new RegExp(`(?<![-\\w/.])(${sections})\\.([a-z_]+)\\b`, 'g'))];
         const bracketed = [...text.matchAll(/\[([a-z]+)\] ([a-z_]+)/g)];
         for (const m of [...dotted, ...bracketed]) {
           const keys = (SCHEMA as Record<string, Record<string, KeyDef>>)[m[1]!];

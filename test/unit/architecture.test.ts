@@ -24,7 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['cluster'],
   ['lib/tools'],
   ['lib/persistence'],
-  ['lib/leadership'],
+  ['lib/leadership', 'lib/placement'],
   ['lib/jetstream'],
   ['lib/logfile'],
   ['lib/ctl', 'lib/client', 'lib/engine', 'lib/net'],
@@ -215,7 +215,7 @@ describe('architecture', () => {
 
   it('a single node\'s primary starts without the cluster modules (NATS, leadership): loaded in cluster mode only', () => {
     const loaded = [...closure('cluster/primary.ts', true)];
-    expect(loaded.filter((f) => inside(f, ['lib/jetstream', 'lib/leadership', 'lib/lease']) || f.startsWith('@nats-io/'))).to.deep.equal([]);
+    expect(loaded.filter((f) => inside(f, ['lib/jetstream', 'lib/leadership', 'lib/lease', 'lib/placement']) || f.startsWith('@nats-io/'))).to.deep.equal([]);
     expect([...closure('cluster/primary.ts')]).to.include('lib/persistence/cluster-storage.ts');
   });
 

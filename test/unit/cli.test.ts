@@ -48,12 +48,19 @@ describe('cli', () => {
     expect(parseCli(['dump', 'log', '--format', 'json'])).to.deep.equal({ mode: 'dump', argv: ['log', '--format', 'json'] });
     expect(parseCli(['ctl', '--addr', 'h:1', 'job', 'ls'])).to.deep.equal({ mode: 'ctl', argv: ['--addr', 'h:1', 'job', 'ls'] });
   });
+  it('reads --node-tags, and refuses bad tags or tags without --cluster', () => {
+    const run = parseCli(['--cluster', 'nats://127.0.0.1:4222', '--cluster-secret-file', 's', '--node-tags', 'db,eu-west']);
+    expect((run as { cluster: { nodeTags: unknown } }).cluster.nodeTags).to.deep.equal(['db', 'eu-west']);
+    expect(parseCli(['--cluster', 'nats://127.0.0.1:4222', '--cluster-secret-file', 's', '--node-tags', 'db,,x'])).to.deep.include({ mode: 'usage-error' });
+    expect((parseCli(['--cluster', 'nats://127.0.0.1:4222', '--cluster-secret-file', 's', '--node-tags', 'db,db']) as { message: string }).message).to.match(/--node-tags: "db" is given twice/);
+    expect(parseCli(['--node-tags', 'db'])).to.deep.equal({ mode: 'usage-error', message: '--node-tags needs --cluster' });
+  });
   it('reads the cluster flags, with their defaults', () => {
     const run = parseCli(['--cluster', 'nats://u:p@127.0.0.1:4222,tls://h2:4223', '--cluster-name', 'prod', '--node-name', 'n1', '--cluster-replicas', '1', '--lease-ttl', '1500ms', '--checkpoint-records', '500', '--cluster-secret-file', 's', '--cluster-allow-unauthenticated-nats']);
     expect(run).to.deep.include({
       cluster: {
         urls: ['nats://u:p@127.0.0.1:4222', 'tls://h2:4223'], credsFile: null, caFile: null, name: 'prod', nodeName: 'n1', replicas: 1, leaseTtlMs: 1500, checkpointRecords: 500,
-        secretFile: 's', allowUnauthenticatedNats: true,
+        secretFile: 's', allowUnauthenticatedNats: true, nodeTags: null,
       },
     });
     const defaults = parseCli(['--cluster', 'nats://127.0.0.1:4222', '--cluster-secret-file', 's']);

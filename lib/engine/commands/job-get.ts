@@ -8,5 +8,7 @@ export const jobGet: Handler<'job.get'> = (ctx, cmd) => {
   if (job === undefined) return notFound('job', cmd.id);
   if (cmd.history === true) return { ok: true, kind: 'job', job, attempts: ctx.attempts.history(cmd.id) };
   const attempt = ctx.attempts.get(cmd.id);
+  const waitingForNode = job.status === 'triggered' ? ctx.waitingForNode(cmd.id) : undefined;
+  if (waitingForNode !== undefined) return attempt === undefined ? { ok: true, kind: 'job', job, waitingForNode } : { ok: true, kind: 'job', job, attempt, waitingForNode };
   return attempt === undefined ? { ok: true, kind: 'job', job } : { ok: true, kind: 'job', job, attempt };
 };

@@ -7,6 +7,7 @@
 // /jobs/{id}/retry runs a failed job again now (lib/engine/commands/job-retry.ts).
 // Identifiers are validated like TCP's before anything reaches the primary.
 import type { Attempt, AttemptOutcome } from '../../domain/attempt.ts';
+import type { NodeWait } from '../../domain/command.ts';
 import { describeOutcome, outcomeSucceeded } from '../../domain/attempt.ts';
 import { attemptNumber, type Job } from '../../domain/job.ts';
 import { parseIsoTimestamp } from '../../domain/time.ts';
@@ -27,6 +28,7 @@ function jobToJson(job: Job): { [key: string]: JsonValue } {
 /** The outcome object: `kind` first, then that kind's fields (their names are the JSON's, but for retryAfterMs). */
 function outcomeToJson(o: AttemptOutcome): JsonValue {
   if (o.kind === 'http_response' && o.retryAfterMs !== undefined) return { kind: o.kind, status: o.status, retry_after_ms: o.retryAfterMs };
+  if (o.kind === 'no_node') return { kind: o.kind, on: [...o.on] };
   return { ...o };
 }
 
@@ -39,14 +41,17 @@ export function attemptToJson(a: Attempt): JsonValue {
     duration_ns: a.durationNs,
     rule: a.rule,
     runner: a.runner,
+    // Cluster mode only: a single daemon's attempts have no such member at all.
+    ...(a.node === undefined ? {} : { node: a.node }),
     success: outcomeSucceeded(a.outcome),
     summary: describeOutcome(a.outcome),
     outcome: outcomeToJson(a.outcome),
   };
 }
 
-function jobDetailToJson(job: Job, attempt: Attempt | undefined): JsonValue {
-  return attempt === undefined ? jobToJson(job) : { ...jobToJson(job), last_attempt: attemptToJson(attempt) };
+function jobDetailToJson(job: Job, attempt: Attempt | undefined, wait: NodeWait | undefined): JsonValue {
+  const detail = attempt === undefined ? jobToJson(job) : { ...jobToJson(job), last_attempt: attemptToJson(attempt) };
+  return wait === undefined ? detail : { ...(detail as Record<string, JsonValue>), waiting_for_node: { on: [...wait.on], since_ns: wait.sinceNs } };
 }
 
 async function putJob(ctx: HttpContext, call: Call): Promise<void> {
@@ -70,7 +75,7 @@ async function getJob(ctx: HttpContext, call: Call): Promise<void> {
   const id = pathId(call, 'job');
   if (id === null) return;
   const reply = await perform(ctx, call, { op: 'job.get', id }, 'job');
-  if (reply !== null) sendJson(call.res, 200, jobDetailToJson(reply.job, reply.attempt));
+  if (reply !== null) sendJson(call.res, 200, jobDetailToJson(reply.job, reply.attempt, reply.waitingForNode));
 }
 
 async function getAttempts(ctx: HttpContext, call: Call): Promise<void> {

@@ -41,10 +41,14 @@ export function clusterToJson(view: ClusterView): JsonValue {
     leader: view.leader,
     last_seq: view.lastSeq,
     applied_seq: view.appliedSeq,
-    nodes: view.nodes.map((n) => ({ name: n.name, role: n.role, applied_seq: n.appliedSeq, lag: n.lag, seen_ago_ms: n.seenAgoMs, format: n.format })),
+    nodes: view.nodes.map((n) => {
+      const node = { name: n.name, role: n.role, applied_seq: n.appliedSeq, lag: n.lag, seen_ago_ms: n.seenAgoMs, format: n.format };
+      return n.executor === undefined ? node : { ...node, executor: { tags: [...n.executor.tags], capacity: n.executor.capacity, running: n.executor.running } };
+    }),
     format: view.format,
     active_format: view.activeFormat,
     upgrade_needed: view.upgradeNeeded === null ? null : { ...view.upgradeNeeded },
+    ...(view.placement === undefined ? {} : { placement: { waiting: view.placement.waiting, placed: { ...view.placement.placed } } }),
   };
 }
 

@@ -23,6 +23,15 @@ describe('config/load', () => {
     expect(c.shell).to.deep.equal({ path: '/bin/sh', args: ['-c'] });
     expect(c.database).to.deep.equal({ persistence: 'logfile', logfile_path: 'logfile', fsync_on_persist: true, framerate: 512, compression_interval: 3600, attempt_history: 10 });
     expect(c.telemetry).to.deep.equal({ enabled: false, endpoint: null, service_name: 'tickd', flush_interval_ms: 5000 });
+    expect(c.cluster).to.deep.equal({ node_tags: [], placement_wait: 60 });
+  });
+
+  it('reads [cluster] node_tags and placement_wait, and refuses a tag that is not one', () => {
+    const c = parseConfig('[cluster]\nnode_tags = ["db", "eu-west"]\nplacement_wait = 5\n', null);
+    expect(c.cluster).to.deep.equal({ node_tags: ['db', 'eu-west'], placement_wait: 5 });
+    expect(failure('[cluster]\nnode_tags = ["db", "no space"]\n').message).to.match(/^cluster\.node_tags a tag is 1 to 64 characters/);
+    expect(failure('[cluster]\nnode_tags = ["db", "db"]\n').message).to.equal('cluster.node_tags "db" is given twice');
+    expect(failure('[cluster]\nplacement_wait = 0\n').message).to.match(/placement_wait must be between 1 and 86400/);
   });
 
   it('reads every section and key', () => {

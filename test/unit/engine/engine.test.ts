@@ -162,6 +162,47 @@ describe('engine', () => {
     expect(jobs.get('x.left')!.status).to.equal('executed');
   });
 
+  it('cluster mode, taking over: adopts an attempt a node still runs, so its result counts and the job is not dispatched again', () => {
+    const { engine, run, jobs, dispatched } = setup(null);
+    jobs.put({ id: 'x.held', execution: 5n, status: 'triggered' }); // as the stream shows it
+    jobs.put({ id: 'x.retried', execution: 5n, status: 'triggered', attempt: 3 });
+    jobs.put({ id: 'x.gone', execution: 5n, status: 'triggered' });
+    run([{ op: 'rule.set', rule: { id: 'r', pattern: 'x.', runner: { type: 'shell', command: 'true' } } }]);
+    const a = 'a'.repeat(32);
+    expect(engine.adopt('x.held', a, 5n, 1)).to.equal(true);
+    expect(engine.adopt('x.held', 'b'.repeat(32), 5n, 1), 'adopted once').to.equal(false);
+    expect(engine.adopt('x.retried', 'c'.repeat(32), 5n, 2), 'another attempt number').to.equal(false);
+    expect(engine.adopt('x.gone', 'd'.repeat(32), 6n, 1), 'another execution time').to.equal(false);
+    expect(engine.redispatchTriggered()).to.equal(2);
+    expect(dispatched.map((d) => d.id).sort()).to.deep.equal(['x.gone', 'x.retried']);
+    engine.result('x.held', a, true);
+    engine.tick(100n);
+    expect(jobs.get('x.held')!.status).to.equal('executed');
+  });
+
+  it('cluster mode, a node lost: the job runs again under a new attempt, and the lost one\'s late result is stale', () => {
+    const { engine, run, jobs, dispatched } = setup(null);
+    run([
+      { op: 'rule.set', rule: { id: 'r', pattern: 'x.', runner: { type: 'shell', command: 'true' } } },
+      { op: 'job.set', id: 'x.1', execution: 10n },
+    ]);
+    engine.tick(100n);
+    const first = dispatched[0]!.attempt;
+    expect(engine.rerun('x.1', 'f'.repeat(32)), 'not its current attempt').to.equal(false);
+    expect(engine.rerun('x.1', first)).to.equal(true);
+    expect(dispatched).to.have.length(2);
+    const second = dispatched[1]!.attempt;
+    expect(second).to.not.equal(first);
+    expect(jobs.get('x.1')!.status).to.equal('triggered');
+    engine.result('x.1', first, false); // the lost node came back with a result: ignored
+    engine.tick(110n);
+    expect(jobs.get('x.1')!.status).to.equal('triggered');
+    engine.result('x.1', second, true);
+    engine.tick(120n);
+    expect(jobs.get('x.1')!.status).to.equal('executed');
+    expect(engine.rerun('x.1', second), 'over').to.equal(false);
+  });
+
   it('keeps the last attempt of each job: GET answers it, stale results and TCP-less replies aside', () => {
     const { engine, run, dispatched } = setup(null);
     run([

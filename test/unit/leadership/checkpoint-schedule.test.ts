@@ -8,7 +8,7 @@ import { CheckpointSchedule } from '../../../lib/leadership/checkpoint-schedule.
 import { silentLogger } from '../../../lib/log.ts';
 import { testSecretFile } from '../../helpers/cluster-secret.ts';
 
-const cluster: ClusterOptions = { urls: ['nats://h:1'], credsFile: null, caFile: null, name: 'c', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 100, secretFile: testSecretFile(), allowUnauthenticatedNats: false };
+const cluster: ClusterOptions = { urls: ['nats://h:1'], credsFile: null, caFile: null, name: 'c', nodeName: 'n', replicas: 1, leaseTtlMs: 3000, checkpointRecords: 100, secretFile: testSecretFile(), allowUnauthenticatedNats: false, nodeTags: null };
 const made = (seq: number, removals: number[] = []): CheckpointMade => ({ seq, records: 1, bytes: 1, read: 1, removals });
 
 describe('the leader\'s checkpoint schedule', () => {

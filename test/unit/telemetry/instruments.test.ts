@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
-import { CLUSTER_METRIC_NAMES, createInstruments, EXECUTION_METRIC_NAMES, METRIC_NAMES, SCHEDULE_METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
+import { CLUSTER_METRIC_NAMES, PLACEMENT_METRIC_NAMES, createInstruments, EXECUTION_METRIC_NAMES, METRIC_NAMES, SCHEDULE_METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
 import { engineObserver } from '../../../lib/engine/observers.ts';
 import { startMetricsOnly } from '../../../lib/telemetry/metrics.ts';
 import { silentLogger } from '../../../lib/log.ts';
@@ -103,6 +103,21 @@ describe('telemetry/instruments', () => {
       expect(points(failovers)).to.deep.equal([[undefined, 2]]);
       expect(points(got.get('tickd.cluster.quarantined')!)).to.deep.equal([[undefined, 1]]);
       expect([...got.keys()].filter((n) => n.startsWith('tickd.cluster.')).sort()).to.deep.equal([...CLUSTER_METRIC_NAMES].sort());
+      await provider.shutdown();
+    });
+
+    it('exports the placement gauges in cluster mode: executions running here, and waiting for a node', async () => {
+      const reader = new TestReader();
+      const provider = new MeterProvider({ readers: [reader] });
+      let now = { running: 3, waiting: 0 };
+      createInstruments(provider.getMeter('t'), { connections: () => 0, rules: () => 0, compactions: () => 0, role: () => 'leader', placement: () => now });
+      let got = await collect(reader);
+      expect(points(got.get('tickd.placement.running')!)).to.deep.equal([[undefined, 3]]);
+      expect(points(got.get('tickd.placement.waiting')!)).to.deep.equal([[undefined, 0]]);
+      now = { running: 0, waiting: 7 };
+      got = await collect(reader);
+      expect(points(got.get('tickd.placement.waiting')!)).to.deep.equal([[undefined, 7]]);
+      expect([...got.keys()].filter((n) => n.startsWith('tickd.placement.')).sort()).to.deep.equal([...PLACEMENT_METRIC_NAMES].sort());
       await provider.shutdown();
     });
 
