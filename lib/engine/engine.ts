@@ -217,9 +217,10 @@ export class Engine {
   }
 
   /**
-   * Cluster mode, on stepping down: the executions still running finish unrecorded (their
-   * jobs run again under the next leader) and no result waiting for a tick is applied. The
-   * last attempts go too: the next leader tells its own.
+   * Cluster mode, on stepping down: this engine no longer follows the executions still
+   * running (their nodes send their results to the next leader, which adopts them:
+   * lib/placement/) and applies no result waiting for a tick. The last attempts go too: the
+   * next leader tells its own.
    */
   forget(): void {
     this.changes.forgetAttempts();
