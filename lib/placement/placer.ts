@@ -53,6 +53,9 @@ export interface PlacerParts extends WireParts {
 
 interface Placed {
   readonly node: string;
+  /** When it was first placed or began to wait (performance.now(), and the wall clock in ns). */
+  readonly since: number;
+  readonly sinceNs: bigint;
   /** The run of the node's process it was given to: one that restarted does not hold it. */
   readonly run: string | undefined;
   readonly jobId: string;
@@ -107,9 +110,14 @@ export class Placer {
 
   /** Where `exec` runs: a qualifying node now, or once one is (up to the wait bound). */
   place(exec: Execution, on: readonly string[] = EVERYWHERE): void {
+    this.placeSince(exec, on, performance.now(), this.p.wallNs());
+  }
+
+  /** As place(); an execution that waits, waits from `since` (one sent back keeps its first wait's start). */
+  private placeSince(exec: Execution, on: readonly string[], since: number, sinceNs: bigint): void {
     const node = this.choose(on);
-    if (node === null) this.waiting.set(exec.jobId, { exec, on, since: performance.now(), sinceNs: this.p.wallNs() });
-    else this.assign(exec, on, node);
+    if (node === null) this.waiting.set(exec.jobId, { exec, on, since, sinceNs });
+    else this.assign(exec, on, node, since, sinceNs);
   }
 
   /** A result of `attempt` was taken (whichever node it came from). */
@@ -122,7 +130,8 @@ export class Placer {
 
   /** A census found `attempt` running (or finished) on `node`, and the engine adopted it. */
   adopted(node: string, jobId: string, attempt: string): void {
-    this.placed.set(attempt, { node, jobId, exec: null, on: EVERYWHERE, run: node === this.p.node ? this.p.run : this.p.members.runOf(node) });
+    const run = node === this.p.node ? this.p.run : this.p.members.runOf(node);
+    this.placed.set(attempt, { node, jobId, exec: null, on: EVERYWHERE, run, since: performance.now(), sinceNs: this.p.wallNs() });
     this.count(node, 1);
   }
 
@@ -164,8 +173,9 @@ export class Placer {
     return best;
   }
 
-  private assign(exec: Execution, on: readonly string[], node: string): void {
-    this.placed.set(exec.attempt, { node, jobId: exec.jobId, exec, on, run: node === this.p.node ? this.p.run : this.p.members.runOf(node) });
+  private assign(exec: Execution, on: readonly string[], node: string, since: number, sinceNs: bigint): void {
+    const run = node === this.p.node ? this.p.run : this.p.members.runOf(node);
+    this.placed.set(exec.attempt, { node, jobId: exec.jobId, exec, on, run, since, sinceNs });
     this.count(node, 1);
     if (node === this.p.node) {
       this.p.local.run(exec);
@@ -207,9 +217,9 @@ export class Placer {
       // Received by no one: placed anew, elsewhere while this node is unreachable.
       this.unreachable.set(node, performance.now() + UNREACHABLE_MS);
       for (const e of still) {
-        const on = this.placed.get(e.attempt)!.on;
+        const { on, since, sinceNs } = this.placed.get(e.attempt)!;
         this.done(e.attempt);
-        this.place(e, on);
+        this.placeSince(e, on, since, sinceNs); // a wait for a node counts from the first placement
       }
       return;
     }
@@ -225,7 +235,7 @@ export class Placer {
       const node = this.choose(w.on);
       if (node !== null) {
         this.waiting.delete(jobId);
-        this.assign(w.exec, w.on, node);
+        this.assign(w.exec, w.on, node, w.since, w.sinceNs);
       } else if (now - w.since >= this.p.waitMs) {
         this.waiting.delete(jobId);
         this.p.noNode(w.exec, w.on, w.sinceNs);
