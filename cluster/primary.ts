@@ -247,7 +247,7 @@ async function openPlacement(node: ClusterNode, action: RunAction, inputs: Start
   return new Placement({
     nc: node.links.nc, keys: node.links.keys, cluster: opts.name, log: plog, node: opts.nodeName, members: node.links.members,
     tags, capacity: action.maxInflight, waitMs: inputs.config.cluster.placement_wait * 1000,
-    submit: (exec) => runners.submit(exec), wallNs: wallNowNs,
+    submit: (exec) => runners.submit(exec), wallNs: wallNowNs, mayTake: () => node.firing,
   });
 }
 

@@ -31,6 +31,13 @@ export interface PlacementParts extends WireParts {
   /** This node's runner processes. */
   readonly submit: (exec: Execution) => void;
   readonly wallNs: () => bigint;
+  /**
+   * Whether this node may take a result now: it leads and holds the lease by its own clock.
+   * Checked at each result, not only at the step-down: after a stall, messages may be
+   * handled before the timer that notices the lease ran out, and a result taken then would
+   * be dropped (while the next leader may have adopted its attempt). None: always.
+   */
+  readonly mayTake?: () => boolean;
 }
 
 /** What placement needs of the leader's engine. */
@@ -58,7 +65,7 @@ export class Placement {
 
   constructor(parts: PlacementParts) {
     this.p = parts;
-    this.executor = new Executor({ ...parts, address: executorAddress(parts.node, this.run), leading: () => (this.taking ? this.take : null) });
+    this.executor = new Executor({ ...parts, address: executorAddress(parts.node, this.run), leading: () => (this.takes() ? this.take : null) });
     this.placer = new Placer({
       ...parts,
       run: this.run,
@@ -116,7 +123,7 @@ export class Placement {
       this.taking = true;
       this.results = serve(this.p, resultsSubject(this.p.cluster), '', RESULTS_CONTEXT, (payload, answer) => {
         const batch = readResultBatch(payload);
-        if (batch === null || !this.taking) return answer(null);
+        if (batch === null || !this.takes()) return answer(null);
         for (const r of batch.results) this.take(r);
         answer({ taken: batch.results.map((r) => r.attempt) });
       });
@@ -130,6 +137,10 @@ export class Placement {
     void this.results?.drain().catch(() => {});
     this.results = null;
     this.placer.stop();
+  }
+
+  private takes(): boolean {
+    return this.taking && (this.p.mayTake?.() ?? true);
   }
 
   private readonly take = (r: PlacedResult): void => {
