@@ -28,6 +28,8 @@ import { row as lateness } from './rows/lateness.ts';
 import { row as retries } from './rows/retries.ts';
 import { row as listing } from './rows/listing.ts';
 import { row as pipelined } from './rows/pipelined.ts';
+import { row as placementCapacity } from './rows/placement-capacity.ts';
+import { row as placementHttp } from './rows/placement-http.ts';
 import { row as replay } from './rows/replay.ts';
 import { row as rss } from './rows/rss.ts';
 import { row as schedulesMinute } from './rows/schedules-minute.ts';
@@ -38,7 +40,7 @@ import { row as workers } from './rows/workers.ts';
 import type { Row } from './lib/suite.ts';
 import { renderTable, type ResultLine } from './lib/table.ts';
 
-const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, retries, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, clientPipelined, schedulesMinute, schedulesSpread, schedulesRss, schedulesReplay, cluster, clusterFailover, workers, footprint];
+const ROWS: readonly Row[] = [pipelined, durable, enqueue, fireDirect, fireHttp, fireRedis, retries, burst, burstMillion, lateness, rss, listing, replay, compaction, httpPut, ctlImport, clientPipelined, schedulesMinute, schedulesSpread, schedulesRss, schedulesReplay, cluster, clusterFailover, placementCapacity, placementHttp, workers, footprint];
 
 const USAGE = `usage: node bench/run.ts [row ...] [--full | --quick] [--list]
 rows: ${ROWS.map((r) => r.name).join(', ')} (default: all)
