@@ -72,7 +72,7 @@ export class Placement {
       local: this.executor,
       noNode: (exec, on, sinceNs) => this.engine?.noNode(exec, noNodeRecord(exec, on, sinceNs, parts.wallNs())),
       rerun: (jobId, attempt) => this.engine?.rerun(jobId, attempt),
-      onLost: (node, executions) => parts.log.warn({ node, executions }, 'a node was lost: what it ran runs again elsewhere'),
+      onLost: (node, executions) => parts.log.warn({ node, executions }, 'a node was lost, or restarted: what it held runs again elsewhere'),
     });
   }
 

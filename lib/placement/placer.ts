@@ -264,7 +264,7 @@ export class Placer {
     for (const entry of this.placed) if (entry[1].node === node && (run === undefined || entry[1].run !== run)) lost.push(entry);
     for (const [attempt] of lost) this.done(attempt);
     if (run === undefined) this.runs.delete(node);
-    this.p.onLost?.(node, lost.length);
+    if (lost.length > 0) this.p.onLost?.(node, lost.length);
     for (const [attempt, placed] of lost) this.p.rerun(placed.jobId, attempt);
   }
 }

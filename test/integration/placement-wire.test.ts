@@ -176,6 +176,21 @@ describe('execution placement on the wire (lib/placement/, one nats-server)', fu
     expect(a.engine.reruns).to.have.length(2);
   });
 
+  it('a node that restarted under the same name holds nothing its earlier process was given: given away at once, not after the loss bound', async () => {
+    const { w, a, b } = await led(['gpu']);
+    const exec = execution('job-restarted');
+    a.placement.dispatch(exec, ['gpu']);
+    await waitFor(() => b.submitted.length === 1, 5_000, 'b to run it');
+    await quiet();
+    expect(a.engine.reruns).to.deep.equal([]);
+    await b.placement.close(0); // b's process goes; a new one takes its name (members still hears of a "b")
+    await w.node('b', { tags: ['gpu'] });
+    await waitFor(() => a.engine.reruns.length === 1, 5_000, 'the rerun');
+    expect(a.engine.reruns).to.deep.equal([{ jobId: exec.jobId, attempt: exec.attempt }]);
+    expect(w.lost.has('b'), 'never said lost').to.equal(false);
+    expect(a.placement.view().placed).to.deep.equal({});
+  });
+
   it('a run a node does not answer is sent to it again, and given away only once the node is lost', async () => {
     const w = cluster();
     const a = await w.node('a');
