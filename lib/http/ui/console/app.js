@@ -1,21 +1,21 @@
 // The console's controller: learns what the server offers, wires the parts (session, jobs,
 // rules, schedules, job and schedule details) and runs the refresh loop: every REFRESH_MS while
-// the tab is visible it asks /stats, and for each part on screen (IntersectionObserver) its
-// data: /activity for the chart, the page of jobs, of rules and of schedules shown, the open
-// detail; and /whoami while the header does not yet name the kept token (a reload: the token
-// came from storage). Invariants: no data call is made without a token when the server needs
-// one (so a fresh page does not fill the log with 401s), nor to a route its /openapi.json does
-// not list (/cluster on a node running alone: a 404 every refresh; /schedules on a server
-// older than them); one refresh at a time (one asked for meanwhile runs
-// right after, with the parts both wanted); answers that arrive after the token changed are
-// dropped; a 401 on a refresh drops the token; every other API failure is shown in the alert
-// region with the API's message verbatim.
+// the tab is visible it asks /stats, in cluster mode /cluster (the header's node and the nodes
+// table), and for each part on screen (IntersectionObserver) its data: /activity for the
+// chart, the page of jobs, of rules and of schedules shown, the open detail; and /whoami
+// while the header does not yet name the kept token (a reload: the token came from storage).
+// Invariants: no data call is made without a token when the server needs one (so a fresh page
+// does not fill the log with 401s), nor to a route its /openapi.json does not list (/cluster
+// on a node running alone: a 404 every refresh; /schedules on a server older than them); one
+// refresh at a time (one asked for meanwhile runs right after, with the parts both wanted);
+// answers that arrive after the token changed are dropped; a 401 on a refresh drops the
+// token; every other API failure is shown in the alert region with the API's message verbatim.
 import { api, ApiError, serverFeatures, storedToken } from './api.js';
 import { renderChart } from './chart.js';
 import { closeDetail, detailState, reloadDetail, setDetailFeatures, setupDetail } from './detail.js';
 import { nodeLabel } from './format.js';
 import { deleteJob, editJob, jobsList, setupJobs } from './jobs.js';
-import { clearRendered, refreshRelative, renderCounts, renderMessages, renderNode, renderStats } from './render.js';
+import { clearRendered, refreshRelative, renderCluster, renderCounts, renderMessages, renderNode, renderStats } from './render.js';
 import { rulesList, setupRules } from './rules.js';
 import { closeScheduleDetail, reloadScheduleDetail, scheduleDetailOpen, setupScheduleDetail } from './schedule-detail.js';
 import { deleteSchedule, editSchedule, schedulesList, setupSchedules } from './schedules.js';
@@ -63,7 +63,9 @@ function calls(force) {
   const list = [['stats', api.stats(), (stats) => { renderStats($('stats'), stats); renderCounts($('counts'), stats); }]];
   if (needsPrincipal()) list.push(['whoami', api.whoami(), setPrincipal]);
   if (state.activity && want('activity')) list.push(['activity', api.activity(), (a) => renderChart($('activity-chart'), a)]);
-  if (state.cluster) list.push(['cluster', api.cluster(), (view) => renderNode($('node'), nodeLabel(view))]);
+  if (state.cluster) {
+    list.push(['cluster', api.cluster(), (view) => { renderNode($('node'), nodeLabel(view)); renderCluster($('cluster'), view); }]);
+  }
   if (want('jobs')) list.push(['jobs', jobsList.request(), (answer) => jobsList.show(answer)]);
   if (want('rules')) list.push(['rules', rulesList.request(), (answer) => rulesList.show(answer)]);
   if (state.schedules && want('schedules')) list.push(['schedules', schedulesList.request(), (answer) => schedulesList.show(answer)]);
@@ -161,6 +163,7 @@ function badPathId(kind, id) {
 function clearData() {
   for (const id of ['stats', 'counts']) clearRendered($(id));
   renderNode($('node'), null);
+  renderCluster($('cluster'), null);
   renderChart($('activity-chart'), null);
   jobsList.reset();
   rulesList.reset();

@@ -1,6 +1,7 @@
 // The job detail: a modal <dialog> filled from GET /jobs/{id} and GET /jobs/{id}/attempts when
 // it opens (and again on each refresh while it stays open): status, execution, the attempt
-// number and, while the job waits for its next attempt, when that comes (retry_at); the
+// number and, while the job waits for its next attempt, when that comes (retry_at), and in
+// cluster mode, while its attempt waits for a node having its rule's tags, since when; the
 // attempts the daemon keeps, oldest first, in a compact table; and the last attempt in full
 // (when it started, how late, how long, the rule and runner, in cluster mode the node, the
 // outcome in the runner's own terms with the stderr tail). A failed job has "Run again" (POST
@@ -10,6 +11,7 @@
 // region is behind the modal), with the API's message verbatim; closing gives the focus back
 // to the control that opened it.
 import { api, ApiError } from './api.js';
+import { nodeWaitText } from './cluster-format.js';
 import { formatNs, nsToIso, outcomeDetails, relativeExecution } from './format.js';
 import { badge, el, executionCell, renderMessages, waitingRetry } from './render.js';
 import { attemptCells, attemptText } from './retry-format.js';
@@ -53,6 +55,15 @@ function attemptRows(a, nowMs) {
   return rows;
 }
 
+/** Cluster mode: the job's attempt waits for a node having its rule's tags, since when. */
+function nodeWaitRow(wait, nowMs) {
+  const text = nodeWaitText(wait);
+  if (text === null) return [];
+  const ago = relativeExecution(wait.since_ns, 'executed', nowMs);
+  return row('Placement', el('span', { 'data-detail': 'waiting-for-node' }, `waits for ${text}`), ' since ', ...exact(wait.since_ns),
+    ...(ago === '' ? [] : [' ', el('span', { class: 'help' }, `(${ago})`)]));
+}
+
 const HISTORY_COLUMNS = ['Attempt', 'Started (UTC)', 'Lateness', 'Held', 'Duration', 'Outcome'];
 const CELL_CLASSES = ['', 'started', 'span', 'span', 'span', ''];
 
@@ -83,7 +94,8 @@ function show(job, attempts, nowMs) {
     ...row('Status', badge(job.status), waiting ? el('span', { class: 'help' }, ' waiting for its next attempt') : ''),
     ...row('Execution', ...executionCell(job.execution, waiting ? 'executed' : job.status, nowMs)),
     ...row('Attempt', el('span', { 'data-detail': 'attempt-number' }, attemptText(job))),
-    ...(waiting ? row('Next attempt', el('span', { 'data-detail': 'retry-at' }, ...executionCell(job.retry_at, 'planned', nowMs))) : []));
+    ...(waiting ? row('Next attempt', el('span', { 'data-detail': 'retry-at' }, ...executionCell(job.retry_at, 'planned', nowMs))) : []),
+    ...nodeWaitRow(job.waiting_for_node, nowMs));
   const parts = [body];
   if (attempts !== null) parts.push(el('h3', {}, 'Attempts, oldest first'), history(attempts));
   const attempt = job.last_attempt;

@@ -1,9 +1,10 @@
-// DOM rendering of the console's data: STAT figures, counts per status, one page of jobs, of
-// rules and of schedules. Invariants: API data only ever reaches the page through textContent or
-// attribute values (never markup), so an identifier or a command cannot inject anything; only
-// what changed is touched (a job or schedule row is rebuilt when it changed, a table is
-// reordered only when its rows did), so the refresh neither steals focus nor re-lays the page,
-// and when rows move the focused row button gets its focus back.
+// DOM rendering of the console's data: STAT figures, counts per status, the cluster's nodes,
+// one page of jobs, of rules and of schedules. Invariants: API data only ever reaches the page
+// through textContent or attribute values (never markup), so an identifier or a command cannot
+// inject anything; only what changed is touched (a job or schedule row is rebuilt when it
+// changed, a table is reordered only when its rows did), so the refresh neither steals focus
+// nor re-lays the page, and when rows move the focused row button gets its focus back.
+import { clusterNodeRows, placementText } from './cluster-format.js';
 import { formatDuration, nsToIso, relativeExecution, runnerDetails, statusCounts } from './format.js';
 import { optionDetails } from './retry-format.js';
 import { countsText, noNextText, specText } from './schedule-format.js';
@@ -69,6 +70,36 @@ export function renderStats(container, stats) {
 export function renderNode(container, label) {
   container.hidden = label === null;
   update(container, label, () => (label === null ? [] : [label]));
+}
+
+const NODE_COLUMNS = ['Node', 'Role', 'Tags', 'Running', 'Lag', 'Last seen'];
+
+/** One node of the cluster; `data-label` names each cell where the table is stacked (phones). */
+function nodeRow(n) {
+  const cell = (i, ...content) => el(i === 0 ? 'th' : 'td', { 'data-label': NODE_COLUMNS[i], scope: i === 0 ? 'row' : null }, ...content);
+  // A node of a tickd that runs only its own jobs says nothing of tags or executions.
+  const none = () => el('span', { class: 'help', title: 'This node runs no jobs of the cluster.' }, '—');
+  return el('tr', { 'data-node': n.name },
+    cell(0, el('code', {}, n.name), n.self ? el('span', { class: 'help' }, ' (this node)') : ''),
+    cell(1, n.role),
+    cell(2, n.tags === null ? none() : el('span', { 'data-field': 'tags' }, n.tags)),
+    cell(3, n.running === null ? none() : el('span', { 'data-field': 'running' }, n.running)),
+    cell(4, n.lag),
+    cell(5, n.seen));
+}
+
+/**
+ * The cluster's nodes from a GET /cluster answer, and on the leader how many executions wait
+ * for a node; hidden (not just empty) for null, as for a node running alone.
+ */
+export function renderCluster(box, view) {
+  box.hidden = view === null;
+  const rows = view === null ? [] : clusterNodeRows(view);
+  update(box.querySelector('[data-cluster="nodes"]'), rows, () => rows.map(nodeRow));
+  const placement = box.querySelector('[data-cluster="placement"]');
+  const text = view === null ? null : placementText(view);
+  placement.hidden = text === null;
+  update(placement, text, () => (text === null ? [] : [text]));
 }
 
 /** Jobs per status and in all, from the STAT figures (the whole service, not this page). */
