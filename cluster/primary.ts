@@ -258,12 +258,12 @@ async function openPlacement(node: ClusterNode, action: RunAction, inputs: Start
  */
 function placementEngine(engine: Engine, activity: ActivityRing, sinks: { instruments: JobInstruments | null }, redispatch: () => void, self: string): EngineSide {
   return {
-    result: (r) => {
+    result: (r, durable) => {
       if (r.record.node !== self) {
         activity.recordLateness(Number(r.record.startedNs) / 1e6, Number(r.record.latenessNs) / 1e6);
         activity.recordFinished(Date.now(), r.success);
       }
-      engine.result(r.jobId, r.attempt, r.success, r.record);
+      engine.result(r.jobId, r.attempt, r.success, r.record, durable);
     },
     adopt: (h) => engine.adopt(h.jobId, h.attempt, h.execution, h.attemptNo),
     rerun: (jobId, attempt) => void engine.rerun(jobId, attempt),

@@ -183,7 +183,8 @@ export class Engine {
     } catch (err) {
       this.onError(err); // the loop must keep ticking; what was changed is still committed below
     }
-    if (this.changes.pending > 0) this.commits.commit(noop, noop);
+    const durables = this.firing.takeDurables();
+    if (this.changes.pending > 0 || durables.length > 0) this.commits.commit(durables.length === 0 ? noop : () => { for (const d of durables) d(); }, noop);
     return more;
   }
 
@@ -208,12 +209,16 @@ export class Engine {
     } catch (err) {
       this.onError(err);
     }
-    return new Promise((resolve) => this.commits.commit(resolve, resolve));
+    const durables = this.firing.takeDurables();
+    return new Promise((resolve) => this.commits.commit(() => { for (const d of durables) d(); resolve(); }, resolve));
   }
 
-  /** A runner finished; applied at the next tick (`record`: the attempt, kept as the job's last). */
-  result(jobId: string, attempt: string, success: boolean, record?: Attempt): void {
-    this.results.push(jobId, attempt, success, record);
+  /**
+   * A runner finished; applied at the next tick (`record`: the attempt, kept as the job's last;
+   * `durable`: told once it is applied and durable, ExecutionResult.durable).
+   */
+  result(jobId: string, attempt: string, success: boolean, record?: Attempt, durable?: () => void): void {
+    this.results.push(jobId, attempt, success, record, durable);
   }
 
   /**

@@ -85,6 +85,8 @@ export class Firing {
   private readonly starts: Starts;
   private readonly retrying: Retrying;
   private readonly mono: () => bigint;
+  /** The `durable` callbacks of the results applied since the last takeDurables(). */
+  private durables: Array<() => void> = [];
 
   constructor(parts: FiringParts) {
     this.p = parts;
@@ -112,6 +114,7 @@ export class Firing {
       if (n % RESULT_CHUNK === 0 && performance.now() - started >= budgetMs) return results.length > 0;
       const r = results.shift();
       if (r === undefined) return false;
+      if (r.durable !== undefined) this.durables.push(r.durable);
       this.limits.finished(r.attempt);
       if (changes.attemptOf(r.jobId) !== r.attempt) continue; // stale attempt
       if (r.record !== undefined) attempts?.record(r.jobId, r.record);
@@ -119,6 +122,13 @@ export class Firing {
       changes.setStatus(r.jobId, r.success ? 'executed' : 'failed');
       observer?.finished(r.jobId, r.success, r.record);
     }
+  }
+
+  /** The `durable` callbacks of the results applied since the last call, for the commit that follows. */
+  takeDurables(): Array<() => void> {
+    const taken = this.durables;
+    if (taken.length > 0) this.durables = [];
+    return taken;
   }
 
   /**

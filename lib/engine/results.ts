@@ -12,6 +12,12 @@ export interface ExecutionResult {
   readonly success: boolean;
   /** What the attempt was and how it went; absent only where a caller has none (tests). */
   readonly record?: Attempt | undefined;
+  /**
+   * Told once the result is applied (or found stale) and what it changed is durable: a node
+   * that sent it over NATS forgets it only then (lib/placement/). Not told when the commit
+   * fails or the engine forgets its results (a step-down): the node sends it again.
+   */
+  readonly durable?: (() => void) | undefined;
 }
 
 export class ExecutionResults {
@@ -21,8 +27,8 @@ export class ExecutionResults {
     return this.queued.length;
   }
 
-  push(jobId: string, attempt: string, success: boolean, record?: Attempt): void {
-    this.queued.push({ jobId, attempt, success, record });
+  push(jobId: string, attempt: string, success: boolean, record?: Attempt, durable?: () => void): void {
+    this.queued.push(durable === undefined ? { jobId, attempt, success, record } : { jobId, attempt, success, record, durable });
   }
 
   /** The oldest result not taken yet, taken. */

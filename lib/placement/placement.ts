@@ -42,7 +42,8 @@ export interface PlacementParts extends WireParts {
 
 /** What placement needs of the leader's engine. */
 export interface EngineSide {
-  result(r: PlacedResult): void;
+  /** `durable`, when given: told once the result is applied and durable (not if the engine drops it). */
+  result(r: PlacedResult, durable?: () => void): void;
   adopt(h: HeldAttempt): boolean;
   rerun(jobId: string, attempt: string): void;
   /** No node qualified in time: the attempt fails without running, with this record. */
@@ -124,8 +125,11 @@ export class Placement {
       this.results = serve(this.p, resultsSubject(this.p.cluster), '', RESULTS_CONTEXT, (payload, answer) => {
         const batch = readResultBatch(payload);
         if (batch === null || !this.takes()) return answer(null);
-        for (const r of batch.results) this.take(r);
-        answer({ taken: batch.results.map((r) => r.attempt) });
+        if (batch.results.length === 0) return answer({ taken: [] });
+        // Answered once every result is durable here: a node forgets a result only then, so a
+        // leader dying before it wrote a result does not lose it (the node sends it again).
+        let left = batch.results.length;
+        for (const r of batch.results) this.take(r, () => { if (--left === 0) answer({ taken: batch.results.map((x) => x.attempt) }); });
       });
     });
   }
@@ -143,9 +147,9 @@ export class Placement {
     return this.taking && (this.p.mayTake?.() ?? true);
   }
 
-  private readonly take = (r: PlacedResult): void => {
+  private readonly take = (r: PlacedResult, durable?: () => void): void => {
     this.placer.done(r.attempt);
-    this.engine?.result(r);
+    this.engine?.result(r, durable);
   };
 
   /** A graceful stop begins: this node takes no more runs. */

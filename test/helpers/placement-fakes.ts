@@ -27,9 +27,16 @@ export class FakeEngine implements EngineSide {
   readonly adoptable = new Set<string>();
   redispatched = 0;
 
-  result(r: PlacedResult): void {
+  /** While set, a result is not made durable at once: its callback waits in `undurable`. */
+  holdDurable = false;
+  readonly undurable: Array<() => void> = [];
+
+  result(r: PlacedResult, durable?: () => void): void {
     this.results.push(r);
     this.events.push(`result ${r.attempt}`);
+    if (durable === undefined) return;
+    if (this.holdDurable) this.undurable.push(durable);
+    else durable();
   }
 
   adopt(h: HeldAttempt): boolean {

@@ -176,6 +176,25 @@ describe('execution placement on the wire (lib/placement/, one nats-server)', fu
     expect(a.engine.reruns).to.have.length(2);
   });
 
+  it('a node forgets a result only once the leader made it durable; one the leader dropped reaches the next leader', async () => {
+    const { w, a, b, c } = await led(['gpu']);
+    const exec = execution('job-durable');
+    a.placement.dispatch(exec, ['gpu']);
+    await waitFor(() => b.submitted.length === 1, 5_000, 'b to run it');
+    a.engine.holdDurable = true;
+    b.placement.executor.push(exec.jobId, exec.attempt, true, finished());
+    await waitFor(() => a.engine.undurable.length === 1, 5_000, 'the result at the leader');
+    await quiet();
+    expect(b.placement.executor.held().map((h) => h.attempt), 'held until durable').to.deep.equal([exec.attempt]);
+    // The leader steps down before writing it: the next one adopts the attempt and takes the result.
+    a.placement.demoted();
+    c.engine.adoptable.add(exec.attempt);
+    await w.leader(c);
+    await waitFor(() => c.engine.results.length === 1, 5_000, 'the result at the next leader');
+    expect(c.engine.results[0]!.attempt).to.equal(exec.attempt);
+    await waitFor(() => b.placement.executor.held().length === 0, 5_000, 'b to forget it once c made it durable');
+  });
+
   it('a node that restarted under the same name holds nothing its earlier process was given: given away at once, not after the loss bound', async () => {
     const { w, a, b } = await led(['gpu']);
     const exec = execution('job-restarted');

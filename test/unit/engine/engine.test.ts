@@ -180,6 +180,32 @@ describe('engine', () => {
     expect(jobs.get('x.held')!.status).to.equal('executed');
   });
 
+  it('tells a result\'s durable callback once what it changed is durable (a stale one too), never when the flush fails', async () => {
+    const journal = new FakeJournal();
+    const { engine, run, dispatched } = setup(journal);
+    run([
+      { op: 'rule.set', rule: { id: 'r', pattern: 'x.', runner: { type: 'shell', command: 'true' } } },
+      { op: 'job.set', id: 'x.1', execution: 10n },
+      { op: 'job.set', id: 'x.2', execution: 10n },
+    ]);
+    engine.tick(100n);
+    journal.succeed();
+    await tick();
+    const told: string[] = [];
+    engine.result('x.1', dispatched[0]!.attempt, true, undefined, () => told.push('x.1'));
+    engine.result('x.1', 'f'.repeat(32), true, undefined, () => told.push('stale'));
+    engine.tick(110n);
+    expect(told, 'before the flush').to.deep.equal([]);
+    journal.succeed();
+    await tick();
+    expect(told).to.deep.equal(['x.1', 'stale']);
+    engine.result('x.2', dispatched[1]!.attempt, true, undefined, () => told.push('x.2'));
+    engine.tick(120n);
+    journal.fail();
+    await tick();
+    expect(told, 'a failed flush tells nothing: the node sends it again').to.deep.equal(['x.1', 'stale']);
+  });
+
   it('cluster mode, a node lost: the job runs again under a new attempt, and the lost one\'s late result is stale', () => {
     const { engine, run, jobs, dispatched } = setup(null);
     run([
