@@ -87,7 +87,10 @@ async function launch(bin: string, spec: Spec): Promise<ChildProcess> {
   const deadline = Date.now() + 10_000;
   while (!(await accepts(spec.port))) {
     if (proc.exitCode !== null) throw new Error(`nats-server ${spec.name} exited: ${log()}`);
-    if (Date.now() > deadline) throw new Error(`nats-server ${spec.name} did not listen: ${log()}`);
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`nats-server ${spec.name} did not listen: ${log()}`);
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   return proc;
@@ -128,7 +131,14 @@ export interface NatsCluster {
 export async function startNats(bin: string, count: 1 | 3 = 1, extra: readonly string[] = []): Promise<NatsCluster> {
   const checked = count === 3 && extra.length === 0;
   for (let attempt = 1; ; attempt++) {
-    const servers = await launchAll(bin, count, extra);
+    let servers: NatsServer[];
+    try {
+      servers = await launchAll(bin, count, extra);
+    } catch (err) {
+      // A port freePort() handed out, taken before the server bound it ("address already in use").
+      if (attempt === READY_ATTEMPTS) throw err;
+      continue;
+    }
     if (!checked) return cluster(servers);
     try {
       await jetStreamReady(servers.map((s) => s.url), READY_MS);
@@ -162,7 +172,12 @@ async function launchAll(bin: string, count: 1 | 3, extra: readonly string[]): P
     storeDir: join(dir, `n${i + 1}`),
     extra,
   }));
-  return Promise.all(specs.map(async (spec) => server(bin, spec, await launch(bin, spec))));
+  const launched = await Promise.allSettled(specs.map(async (spec) => server(bin, spec, await launch(bin, spec))));
+  const up = launched.flatMap((l) => (l.status === 'fulfilled' ? [l.value] : []));
+  const failed = launched.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+  if (failed === undefined) return up;
+  await Promise.all(up.map((s) => s.kill())); // no server of a cluster that did not start is left running
+  throw failed.reason;
 }
 
 function cluster(servers: NatsServer[]): NatsCluster {
