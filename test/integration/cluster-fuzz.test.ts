@@ -20,6 +20,13 @@
 //                           batches copied 2 s or more later (a copy for a past tenure is
 //                           answered with a sealed redirect, not run), and answered first in
 //                           the leader's name (forged answers)
+//   placement               $TICKD.<name>.exec.<node> and .results (lib/placement/wire.ts):
+//                           published and requested; runs and results unsealed, sealed with
+//                           another secret or for another cluster (addressed to a node's real
+//                           process, as its report names it), the nodes' own copied 2 s or
+//                           more later, truncated or flipped: each answered the empty message
+//                           (but a node's results copied, which a later leader may take again:
+//                           the same result of the same attempt changes nothing twice)
 //   the lease bucket        <name>-lease: LEASE_JUNK foreign values of the key `leader` (each
 //                           leaves the cluster without a leader until the bucket's TTL, which
 //                           is --lease-ttl, expires it: the accepted denial of service), other keys

@@ -15,7 +15,7 @@ import { testKeys } from '../cluster-secret.ts';
 import { connectNats } from '../nats.ts';
 import type { Rng } from './choices.ts';
 import { commandsOf, forgedReply, readAnswer, sealedBatch } from './forward-wire.ts';
-import { checkpointJunk, forwardJunk, leaseJunk, memberJunk, streamJunk, type Aim, type Real } from './junk.ts';
+import { checkpointJunk, forwardJunk, leaseJunk, memberJunk, placementJunk, streamJunk, type Aim, type Real } from './junk.ts';
 import { cp, idOf, NAME, NODES, OTHER_CLUSTER, otherKeys, subjects } from './target.ts';
 
 /**
@@ -57,7 +57,7 @@ export class Fuzzer {
   readonly answered: string[] = [];
   /** Jobs whose SET the fuzzer answered in the leader's name (a forged answer; refused by a follower that checks the leader's seal). */
   readonly forgedFor = new Set<string>();
-  readonly real: Real = { records: [], heads: [], chunks: [], reports: [], lease: null, requests: [] };
+  readonly real: Real = { records: [], heads: [], chunks: [], reports: [], lease: null, requests: [], placement: [] };
   private readonly memberKeys = new Set<string>();
   private lastSeq = 0;
   private forging = false;
@@ -87,6 +87,16 @@ export class Fuzzer {
     this.leaseKv = await new Kvm(this.nc).open(`${NAME}-lease`);
     this.nodesKv = await new Kvm(this.nc).open(`${NAME}-nodes`);
     if (listen) this.nc.subscribe(forwardingSubject(NAME), { callback: (err, m) => { if (err === null) this.overheard(m); } });
+    // The nodes' placement messages, kept to copy later (lib/placement/wire.ts).
+    for (const subject of [`$TICKD.${NAME}.exec.>`, `$TICKD.${NAME}.results`]) {
+      this.nc.subscribe(subject, {
+        callback: (err, m) => {
+          if (err !== null || m.reply?.startsWith(this.inbox) === true) return;
+          this.real.placement.push({ subject: m.subject, data: Buffer.from(m.data), at: Date.now() });
+          if (this.real.placement.length > 200) this.real.placement.shift();
+        },
+      });
+    }
   }
 
   async close(): Promise<void> {
@@ -195,7 +205,7 @@ export class Fuzzer {
       const n = Math.min(budget - this.total, t % STREAM_TICK_EVERY === 0 ? perStreamTick : perOtherTick);
       for (let i = 0; i < n; i++) {
         if (t % STREAM_TICK_EVERY === 0) this.stream();
-        else rng.pick([() => this.checkpoint(), () => this.forward(), () => this.forward(), () => this.member()])();
+        else rng.pick([() => this.checkpoint(), () => this.forward(), () => this.forward(), () => this.member(), () => this.placement()])();
       }
       if (leaseAt.has(t)) this.lease(true);
       if (t % 20 === 7) this.lease(false);
@@ -263,6 +273,26 @@ export class Fuzzer {
       // A copy of a batch a client was told had run: it ran twice.
       if (cmds.some((c) => this.o.wasAcked(c))) this.copiesRun.push(text);
       else this.copiesRunMaybeFirst.push(text);
+    });
+  }
+
+  /**
+   * Published, or requested: the answer must be the empty message (a node acted on nothing),
+   * but for a node's results copied: a later leader's nonce book has not seen them, and takes
+   * them again, which changes nothing (the same result of the same attempt: applied once, then
+   * stale).
+   */
+  private placement(): void {
+    const { what, subject, body, copied } = placementJunk(this.aim);
+    const mayTake = copied && subject === `$TICKD.${NAME}.results`;
+    if (this.o.rng.chance(0.3)) {
+      this.launch(`${what} (published)`, async () => { this.nc.publish(subject, body); });
+      return;
+    }
+    this.launch(`${what} (requested)`, async () => {
+      const reply = await this.nc.request(subject, body, { timeout: 3_000 });
+      this.tally(this.answers, `placement ${mayTake ? 'results copied' : copied ? 'a copy' : 'junk'}: ${reply.data.length === 0 ? 'empty' : 'answered'}`);
+      if (reply.data.length > 0 && !mayTake) this.answered.push(`${what} on ${subject}: answered with ${reply.data.length} bytes`);
     });
   }
 

@@ -28,6 +28,8 @@ export interface Real {
   reports: Array<{ key: string; data: Uint8Array }>;
   lease: Uint8Array | null;
   requests: Array<{ data: Uint8Array; at: number }>;
+  /** Runs, censuses and results the nodes sent each other (lib/placement/), overheard. */
+  placement: Array<{ subject: string; data: Uint8Array; at: number }>;
 }
 
 /** What the makers aim at: the choices, the real messages to copy, the live identifiers. */
@@ -212,6 +214,57 @@ export function forwardJunk(a: Aim): { what: string; body: Uint8Array; copied: b
     default:
       if (copy === null) return random(200);
       return { what: 'forward: a node\'s batch truncated or flipped', body: rng.chance(0.5) ? rng.truncated(copy.data) : rng.flipped(copy.data), copied: false };
+  }
+}
+
+/** An execution that would leave the marker file behind, were it ever run. */
+function evilExec(a: Aim): Record<string, unknown> {
+  return { attempt: a.rng.bytes(16).toString('hex'), jobId: `evil.${a.rng.token(8)}`, execution: 1n, runner: { type: 'shell', command: `touch ${a.marker}` }, rule: 'evil.' };
+}
+
+/** The address of a node's process as its report names it (anyone reading NATS sees it), or one of its shape. */
+function processLike(a: Aim, node: string): string {
+  for (const r of a.real.reports) {
+    if (r.key !== node) continue;
+    try {
+      const place = (JSON.parse(Buffer.from(r.data).toString()) as { place?: string }).place;
+      const run = place === undefined ? undefined : (JSON.parse(place) as { run?: unknown }).run;
+      if (typeof run === 'string' && a.rng.chance(0.7)) return `${node}/${run}`;
+    } catch { /* not a report */ }
+  }
+  return `${node}/${a.rng.bytes(8).toString('hex')}`;
+}
+
+/**
+ * A message for execution placement's subjects (lib/placement/wire.ts): a node's exec subject
+ * or the results subject; `copied` says it is a real one copied unchanged (2 s or more later).
+ * None may run anything or be answered with more than the empty message.
+ */
+export function placementJunk(a: Aim): { what: string; subject: string; body: Uint8Array; copied: boolean } {
+  const { rng } = a;
+  const node = rng.pick(NODES);
+  const exec = `$TICKD.${NAME}.exec.${node}`;
+  const results = `$TICKD.${NAME}.results`;
+  const run = (): Buffer => serialize(rng.chance(0.8) ? { op: 'run', execs: [evilExec(a)] } : { op: 'census' });
+  const result = (): Buffer => {
+    const e = evilExec(a);
+    const record = { rule: 'evil.', runner: 'shell', startedNs: 1n, latenessNs: 0n, durationNs: 0n, outcome: { kind: 'exit', status: 0, stderr: '' } };
+    return serialize({ node, results: [{ jobId: rng.pick([...a.acked(), e['jobId'] as string]), attempt: e['attempt'], success: true, record }] });
+  };
+  const context = (name: string): Buffer => Buffer.from(`tickd/${name}/1\0`, 'latin1');
+  const copies = a.real.placement.filter((q) => Date.now() - q.at > 2_000);
+  switch (rng.int(0, 7)) {
+    case 0: return { what: 'placement: random bytes', subject: rng.pick([exec, results]), body: rng.bytes(rng.int(0, 2000)), copied: false };
+    case 1: return { what: 'placement: unsealed run', subject: exec, body: run(), copied: false };
+    case 2: return { what: 'placement: run sealed with another secret', subject: exec, body: sealRequest(otherKeys, NAME, processLike(a, node), run(), Date.now(), context('exec')).body, copied: false };
+    case 3: return { what: 'placement: another cluster\'s run', subject: exec, body: sealRequest(testKeys, OTHER_CLUSTER, processLike(a, node), run(), Date.now(), context('exec')).body, copied: false };
+    case 4: return { what: 'placement: results sealed with another secret', subject: results, body: sealRequest(otherKeys, NAME, '', result(), Date.now(), context('results')).body, copied: false };
+    default: {
+      if (copies.length === 0) return { what: 'placement: random bytes', subject: exec, body: rng.bytes(rng.int(0, 200)), copied: false };
+      const c = rng.pick(copies);
+      if (rng.chance(0.5)) return { what: 'placement: a node\'s message copied (2 s or more later)', subject: c.subject, body: c.data, copied: true };
+      return { what: 'placement: a node\'s message truncated or flipped', subject: c.subject, body: rng.chance(0.5) ? rng.truncated(c.data) : rng.flipped(c.data), copied: false };
+    }
   }
 }
 
