@@ -84,7 +84,7 @@ export class NonceBook {
 }
 
 export type OpenedRequest =
-  | { readonly payload: Buffer; readonly nonce: Buffer }
+  | { readonly payload: Buffer; readonly nonce: Buffer; /** When it was sealed, ms since the epoch (the sender's clock). */ readonly sealedAt: number }
   /** A node's batch for another tenure: not run; its sender is told this tenure's holder. */
   | { readonly misaddressed: string; readonly nonce: Buffer }
   | { readonly refused: string };
@@ -111,7 +111,7 @@ export function openRequest(keys: ClusterKeys, cluster: string, holder: string, 
   if (address.toString('utf8', 1) !== holder) return { misaddressed: address.toString('utf8', 1), nonce: Buffer.from(nonce) };
   nonces.forget(nowMs);
   if (!nonces.admit(Buffer.from(nonce), nowMs)) return { refused: 'a batch run before (a copy)' };
-  return { payload, nonce: Buffer.from(nonce) };
+  return { payload, nonce: Buffer.from(nonce), sealedAt };
 }
 
 export function sealAnswer(keys: ClusterKeys, cluster: string, nonce: Buffer, payload: Uint8Array, context: Buffer = ANSWER_CONTEXT): Buffer {

@@ -59,7 +59,7 @@ const PLACE_CONTEXT = 'tickd/member-place/1\0';
 /** Silent for this long (its entry's TTL): the node is lost, and what it ran is run elsewhere. */
 export const LOSS_MS = BUCKET_TTL_MS;
 /** Placed on only when heard of this recently (a node that reports every second). */
-const CANDIDATE_MS = 3 * REPORT_MS;
+const CANDIDATE_MS = 2 * REPORT_MS;
 
 interface Seen {
   readonly role: NodeRole;

@@ -16,6 +16,13 @@ import { heldOf, readExecRequest, readTaken, type HeldAttempt, type PlacedResult
 import { ask, EXEC_CONTEXT, execSubject, fits, NO_ANSWER, NOBODY, RESULTS_CONTEXT, resultsSubject, serve, type WireParts } from './wire.ts';
 
 const RESEND_MS = 250;
+/**
+ * A run sealed longer ago than this (by this node's clock) is refused: this node was stopped or
+ * cut off meanwhile, and the leader may have given it away already (it does once the node has
+ * been silent for 10 s). Half of that, so that a run this node takes was sealed while it was
+ * still heard of. The leader places a refused run elsewhere.
+ */
+export const RUN_FRESH_MS = 5_000;
 const ANSWER_WAIT_MS = 5_000;
 /** Finished attempts remembered (a run sent again is not run twice). */
 const RECENT = 100_000;
@@ -59,10 +66,14 @@ export class Executor {
 
   /** Starts taking the leader's runs and census requests. */
   start(): void {
-    this.sub = serve(this.p, execSubject(this.p.cluster, this.p.node), this.p.address, EXEC_CONTEXT, (payload, answer) => {
+    this.sub = serve(this.p, execSubject(this.p.cluster, this.p.node), this.p.address, EXEC_CONTEXT, (payload, answer, sealedAt) => {
       const req = readExecRequest(payload);
       if (req === null) return answer(null);
       if (req.op === 'census') return answer({ held: this.held() });
+      if (Date.now() - sealedAt > RUN_FRESH_MS) {
+        this.p.log.warn({ ageMs: Date.now() - sealedAt, executions: req.execs.length }, 'runs sealed too long ago (this node was stopped, or its clock is off): refused, the leader places them elsewhere');
+        return answer({ taken: 0, stale: true });
+      }
       let taken = 0;
       for (const exec of req.execs) if (this.run(exec)) taken++;
       answer({ taken });

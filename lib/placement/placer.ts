@@ -212,9 +212,11 @@ export class Placer {
     const answer = await ask(this.p, execSubject(this.p.cluster, node), to, EXEC_CONTEXT, { op: 'run', execs: batch }, ANSWER_WAIT_MS);
     if (tenure !== this.tenure) return;
     const still = batch.filter((e) => this.placed.get(e.attempt)?.node === node);
-    if (still.length === 0 || (answer !== NOBODY && answer !== NO_ANSWER)) return;
-    if (answer === NOBODY) {
-      // Received by no one: placed anew, elsewhere while this node is unreachable.
+    const stale = typeof answer === 'object' && answer !== null && (answer as { stale?: unknown }).stale === true;
+    if (still.length === 0 || (answer !== NOBODY && answer !== NO_ANSWER && !stale)) return;
+    if (answer === NOBODY || stale) {
+      // Received by no one, or refused as sealed too long ago (the node was stopped a while,
+      // or its clock is off): placed anew, elsewhere while this node is unreachable.
       this.unreachable.set(node, performance.now() + UNREACHABLE_MS);
       for (const e of still) {
         const { on, since, sinceNs } = this.placed.get(e.attempt)!;
@@ -223,9 +225,20 @@ export class Placer {
       }
       return;
     }
-    // Maybe received: sent again (the node runs an attempt once) until it answers or is lost.
+    // Maybe received: sent again (the node runs an attempt once) until it answers or is lost,
+    // but only while the node is heard of: a run sealed anew while it is stopped would wait in
+    // its socket, fresh, and run when it resumes, after the run was given away (executor.ts
+    // refuses only runs sealed RUN_FRESH_MS ago).
+    this.resendLater(node, still, tenure);
+  }
+
+  private resendLater(node: string, execs: readonly Execution[], tenure: number): void {
     setTimeout(() => {
-      if (tenure === this.tenure && !this.p.members.lost(node)) void this.deliver(node, still.filter((e) => this.placed.get(e.attempt)?.node === node), tenure);
+      if (tenure !== this.tenure || this.p.members.lost(node)) return;
+      const left = execs.filter((e) => this.placed.get(e.attempt)?.node === node);
+      if (left.length === 0) return;
+      if (this.p.members.candidates().some((c) => c.name === node)) void this.deliver(node, left, tenure);
+      else this.resendLater(node, left, tenure);
     }, RESEND_MS).unref();
   }
 

@@ -76,7 +76,8 @@ export function fits(w: WireParts, payload: unknown): boolean {
   return serialize(payload).length <= chunkBytes(w.nc);
 }
 
-export type Handler = (payload: unknown, answer: (v: unknown) => void) => void;
+/** `sealedAt`: when the request was sealed, ms since the epoch by its sender's clock. */
+export type Handler = (payload: unknown, answer: (v: unknown) => void, sealedAt: number) => void;
 
 /** Serves the sealed requests addressed to `address` on `subject` until the subscription ends. */
 export function serve(w: WireParts, subject: string, address: string, context: Buffer, handle: Handler): Subscription {
@@ -110,6 +111,7 @@ export function serve(w: WireParts, subject: string, address: string, context: B
         try { msg.respond(empty); } catch { /* no reply subject */ }
         return;
       }
+      const sealedAt = opened.sealedAt;
       handle(payload, (v) => {
         try {
           const body = sealAnswer(w.keys, w.cluster, opened.nonce, serialize(v), ANSWER_CONTEXT);
@@ -118,7 +120,7 @@ export function serve(w: WireParts, subject: string, address: string, context: B
         } catch (e) {
           w.log.warn({ err: errorText(e) }, 'answering a placement request failed');
         }
-      });
+      }, sealedAt);
     },
   });
 }

@@ -13,6 +13,7 @@ import { testKeys } from '../helpers/cluster-secret.ts';
 import { waitFor } from '../helpers/client.ts';
 import { ClusterKeys } from '../../lib/jetstream/cluster-keys.ts';
 import { openAnswer, sealRequest } from '../../lib/jetstream/forward-seal.ts';
+import { RUN_FRESH_MS } from '../../lib/placement/executor.ts';
 import { ANSWER_CONTEXT, ask, EXEC_CONTEXT, execSubject, NO_ANSWER, RESULTS_CONTEXT, resultsSubject, type WireParts } from '../../lib/placement/wire.ts';
 import type { PlacedResult } from '../../lib/placement/messages.ts';
 import type { Execution } from '../../lib/runner/execution.ts';
@@ -331,6 +332,18 @@ describe('execution placement on the wire (lib/placement/, one nats-server)', fu
       expect(b.submitted).to.deep.equal([]);
       expect(b.placement.executor.held()).to.deep.equal([]);
       expect((await runsOnB(a, b)).attempt).to.not.equal(exec.attempt);
+    });
+
+    it('a run sealed more than RUN_FRESH_MS ago (the node was stopped meanwhile) is refused as stale, and runs nothing', async () => {
+      const w = cluster();
+      const b = await w.node('b', { tags: ['gpu'] });
+      const exec = execution('job-stale-run');
+      const old = sealRequest(testKeys, w.name, w.addressOf('b'), serialize({ op: 'run', execs: [exec] }), Date.now() - RUN_FRESH_MS - 1_000, EXEC_CONTEXT);
+      expect(deserialize(openAnswer(testKeys, w.name, old.nonce, await raw(execSubject(w.name, 'b'), old.body), ANSWER_CONTEXT)!)).to.deep.equal({ taken: 0, stale: true });
+      expect(b.submitted).to.deep.equal([]);
+      const fresh = sealRequest(testKeys, w.name, w.addressOf('b'), serialize({ op: 'run', execs: [exec] }), Date.now(), EXEC_CONTEXT);
+      expect(deserialize(openAnswer(testKeys, w.name, fresh.nonce, await raw(execSubject(w.name, 'b'), fresh.body), ANSWER_CONTEXT)!)).to.deep.equal({ taken: 1 });
+      expect(b.submitted).to.deep.equal([exec]);
     });
 
     it('the same sealed run sent twice: the copy is refused', async () => {
