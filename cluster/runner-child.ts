@@ -26,6 +26,7 @@ import { ProgressOutbox } from './ipc/progress-outbox.ts';
 import { Standby } from './runner-standby.ts';
 import { requestShortSlice } from './short-slice.ts';
 import { keepCompileCacheFromJobs, saveCompileCache } from './compile-cache.ts';
+import { keepMallocTunablesFromJobs } from './malloc-tunables.ts';
 
 let pool: RunnerPool | null = null;
 let log: Logger | null = null;
@@ -49,6 +50,7 @@ function response(exec: Execution, success: boolean, r: RunReport): ExecutionRes
 
 function start(init: RunnerInit): void {
   keepCompileCacheFromJobs(); // before any runner starts a process
+  keepMallocTunablesFromJobs();
   log = createLogger(init.logLevel, 'runner', init.logFormat);
   const runnerCtx: RunnerContext = { shellPath: init.shellPath, shellArgs: [...init.shellArgs], timeoutMs: init.timeoutMs, log: log.child({ component: 'runner' }) };
   ctx = runnerCtx;

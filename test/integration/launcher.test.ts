@@ -50,6 +50,67 @@ describe('bin/tickd as a program', function () {
     }
   });
 
+  // glibc reads GLIBC_TUNABLES when a process starts: the launcher fixes malloc's mmap threshold
+  // (100 000 SCHEDULE SETs otherwise left the primary's heap 31-36 MB larger; bench row
+  // schedules-rss), for the daemon's processes and not for its jobs.
+  describe('a fixed malloc mmap threshold (GLIBC_TUNABLES)', () => {
+    // What a process started with, as /proc shows it: glibc (2.36 here) parses the variable in
+    // place, ending each tunable it read with a NUL, so `a:b` shows as `a` and `b`; rejoined.
+    const tunables = (pid: number): string | undefined => {
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      const at = env.findIndex((e) => e.startsWith('GLIBC_TUNABLES='));
+      if (at < 0) return undefined;
+      const parts = [env[at]!.slice('GLIBC_TUNABLES='.length)];
+      for (let i = at + 1; i < env.length && env[i]!.startsWith('glibc.'); i++) parts.push(env[i]!);
+      return parts.join(':');
+    };
+    const jobSees = async (daemon: Daemon): Promise<string> => {
+      const c = await LineClient.connect(daemon.tcp);
+      try {
+        const out = join(daemon.dir, 'tunables.out');
+        await ok(c, `RULE SET t t. shell "echo tunables=\${GLIBC_TUNABLES-unset} > ${out}"`);
+        await ok(c, `SET t.1 ${nowNs()}`);
+        await waitFor(async () => (await getJob(c, 't.1')).startsWith('executed'), 10_000, 't.1 executed');
+        return readFileSync(out, 'utf8');
+      } finally {
+        c.close();
+      }
+    };
+
+    for (const asProgram of [true, false]) {
+      it(`is given to the primary, its workers and runner child, not to jobs (${asProgram ? 'as a program' : 'node bin/tickd'})`, async () => {
+        const daemon = await Daemon.start({ asProgram, env: { GLIBC_TUNABLES: '' } });
+        try {
+          const pid = daemon.proc.pid!;
+          expect(tunables(pid)).to.equal('glibc.malloc.mmap_threshold=131072');
+          expect(await jobSees(daemon)).to.equal('tunables=unset\n');
+          const children = childPids(pid);
+          expect(children.length).to.be.at.least(2); // a worker and the runner child
+          for (const child of children) expect(tunables(child)).to.equal('glibc.malloc.mmap_threshold=131072');
+        } finally {
+          expect(await daemon.stop()).to.deep.equal({ code: 0, signal: null });
+        }
+      });
+    }
+
+    it('keeps what the user gave: added to other tunables, which jobs still get; a threshold of theirs kept as it is', async () => {
+      let daemon = await Daemon.start({ env: { GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' } });
+      try {
+        expect(tunables(daemon.proc.pid!)).to.equal('glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072');
+        expect(await jobSees(daemon)).to.equal('tunables=glibc.malloc.arena_max=2\n');
+      } finally {
+        await daemon.stop();
+      }
+      daemon = await Daemon.start({ asProgram: true, env: { GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=65536' } });
+      try {
+        expect(tunables(daemon.proc.pid!)).to.equal('glibc.malloc.mmap_threshold=65536');
+        expect(await jobSees(daemon)).to.equal('tunables=glibc.malloc.mmap_threshold=65536\n');
+      } finally {
+        await daemon.stop();
+      }
+    });
+  });
+
   // V8 sizes the young generation at a process's start only: uncapped, a busy primary's scavenges
   // held its tick 45-52 ms (bench row schedules-spread). The launcher gives the cap.
   describe('a capped young generation (--max-semi-space-size=2)', () => {
