@@ -7,7 +7,7 @@
 import { canConnect } from '../test/helpers/services.ts';
 import type { RunnerSpec } from '../lib/domain/runner-spec.ts';
 import { silentLogger } from '../lib/log.ts';
-import { newAttemptId } from '../lib/engine/firing.ts';
+import { newAttemptId } from '../lib/engine/attempt-id.ts';
 import type { RunnerContext } from '../lib/runner/execution.ts';
 import { RunnerPool } from '../lib/runner/pool.ts';
 import { listLengthThenDelete, REDIS_URL } from './lib/redis-list.ts';

@@ -14,7 +14,6 @@
 // the job is ended. Each step first applies results (which frees places under a concurrency
 // limit), then starts what waited for a limit, then the retries come due, then the due jobs:
 // what waited longest goes first.
-import { randomBytes } from 'node:crypto';
 import type { Attempt } from '../domain/attempt.ts';
 import type { Job } from '../domain/job.ts';
 import type { Changes, ReadonlyJobs } from './changes.ts';
@@ -24,13 +23,10 @@ import type { ExecutionResults } from './results.ts';
 import { RuleLimits } from './rule-limits.ts';
 import { Retrying } from './retrying.ts';
 import { inSlice } from './slice.ts';
+import { newAttemptId } from './attempt-id.ts';
 import { Starts, type Dispatch } from './starts.ts';
 
 export type { Dispatch, RunInfo } from './starts.ts';
-/** A new attempt's id: 128 random bits, 32 lowercase hex characters (doc/execution.md). */
-export function newAttemptId(): string {
-  return randomBytes(16).toString('hex');
-}
 
 export interface FiringObserver {
   /** `nowNs` is the tick's wall time: `nowNs - job.execution` is how late the job fired. */

@@ -2,7 +2,7 @@
 // every line at debug level, and a condition poller. Not a test file (no .test.ts suffix).
 import bunyan from 'bunyan';
 import type { RunnerSpec } from '../../lib/domain/runner-spec.ts';
-import { newAttemptId } from '../../lib/engine/firing.ts';
+import { newAttemptId } from '../../lib/engine/attempt-id.ts';
 import type { Execution, RunnerContext } from '../../lib/runner/execution.ts';
 
 export const EXECUTION_NS = 1_700_000_000_123_456_789n; // above 2^53: must survive exactly
