@@ -21,6 +21,7 @@ import { SKIPS_KEPT } from '../domain/schedule.ts';
 import { Calendar } from '../schedule/calendar.ts';
 import { decide, type Busy } from '../schedule/decide.ts';
 import { manualId, occurrenceId } from '../schedule/occurrence.ts';
+import { NO_SKIPS, NO_TIMES } from '../schedule/shared.ts';
 import type { ScheduleStore } from '../store/schedules.ts';
 import type { Changes, ReadonlyJobs } from './changes.ts';
 
@@ -90,7 +91,7 @@ export class Scheduling {
   set(schedule: Schedule, nowNs: bigint): ScheduleState {
     const prev = this.store.get(schedule.id);
     const state: ScheduleState = prev === undefined
-      ? { schedule, decided: nowNs, next: null, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: [], manual: [], skips: [] }
+      ? { schedule, decided: nowNs, next: null, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: NO_TIMES, manual: NO_TIMES, skips: NO_SKIPS }
       : { ...this.retract(prev, nowNs), schedule };
     return this.save(state);
   }

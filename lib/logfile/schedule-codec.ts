@@ -14,13 +14,13 @@
 // Counters beyond u32 are stored as 2^32 - 1 (a count of skips that large says enough). The
 // decoder is as strict as the rest: every byte used, every enumeration and flag known, and
 // what readSchedule would refuse (no timing, an unknown policy) is damage.
-import type { MissedPolicy, OverlapPolicy, ScheduleState, SkipEntry, SkipReason } from '../domain/schedule.ts';
+import type { ScheduleState, SkipEntry, SkipReason } from '../domain/schedule.ts';
+// A million schedules replayed share their zone names, expressions and empty lists (shared.ts).
+import { intern, MISSED_POLICIES as MISSED, NO_SKIPS, NO_TIMES, OVERLAP_POLICIES as OVERLAP } from '../schedule/shared.ts';
 import { isUtf8 } from 'node:buffer';
 import { MAX_STRING_BYTES } from '../domain/limits.ts';
 import { RecordEncodeError } from './codec-errors.ts';
 
-const MISSED: readonly MissedPolicy[] = ['skip', 'once', 'all'];
-const OVERLAP: readonly OverlapPolicy[] = ['allow', 'skip', 'queue'];
 const REASONS: readonly SkipReason[] = ['missed', 'overlap'];
 const F_START = 1;
 const F_END = 2;
@@ -29,10 +29,6 @@ const F_HELD = 8;
 const F_PAUSED = 16;
 const F_NEXT = 32;
 const U32_MAX = 0xffffffff;
-// A million schedules replayed are mostly empty lists: one shared empty list each, not three new
-// arrays per schedule (the engine makes a new list when it adds to one).
-const NO_TIMES: readonly bigint[] = Object.freeze([]);
-const NO_SKIPS: readonly SkipEntry[] = Object.freeze([]);
 const MAX_LIST = 0xffff;
 
 /** What the layout is written through: once to size and check it, once into the frame's buffer. */
@@ -197,15 +193,6 @@ function times(what: string): readonly bigint[] {
   const out = new Array<bigint>(n);
   for (let i = 0; i < n; i++) out[i] = i64(what);
   return out;
-}
-
-/** Zone names and cron expressions repeat across schedules: one string each, not one per record. */
-const interned = new Map<string, string>();
-function intern(v: string): string {
-  const known = interned.get(v);
-  if (known !== undefined) return known;
-  if (interned.size < 4096) interned.set(v, v);
-  return v;
 }
 
 /** The schedule state in buf[from, end); throws BodyError unless every byte is used as the layout says. */

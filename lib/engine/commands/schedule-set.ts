@@ -8,6 +8,7 @@ import { SCHEDULES_FORMAT } from '../../domain/format.ts';
 import { invalidArgs } from '../../errors.ts';
 import type { Handler } from './context.ts';
 import { scheduleReply } from './schedule-context.ts';
+import { shareValues } from '../../schedule/shared.ts';
 
 /** Schedules a daemon holds at most (about 700 bytes of the primary's memory each). */
 export const MAX_SCHEDULES = 1 << 22;
@@ -19,5 +20,5 @@ export const scheduleSet: Handler<'schedule.set'> = (ctx, cmd) => {
   if (schedules.size >= MAX_SCHEDULES && schedules.get(cmd.schedule.id) === undefined) {
     return invalidArgs(`schedules: this daemon holds ${schedules.size}, the most it takes (${MAX_SCHEDULES}); remove one first`);
   }
-  return scheduleReply(ctx.scheduling, ctx.scheduling.set(cmd.schedule, wallNowNs()));
+  return scheduleReply(ctx.scheduling, ctx.scheduling.set(shareValues(cmd.schedule), wallNowNs()));
 };
