@@ -1,6 +1,7 @@
 // The tick loop's pacing (lib/engine/tick.ts) under fake timers and a fake monotonic clock:
 // the first tick runs at start, tick k is due at start + k*period whatever each tick costs,
-// a loop more than four periods behind skips ahead instead of bursting, ticks after the first
+// a loop more than four periods behind skips ahead instead of bursting, ticks that overrun run
+// one a turn, ticks after the first
 // fall on the wall-clock grid (multiples of the period in epoch time, found again when the
 // clock is re-anchored), awakeFor keeps the loop turning just before the tick of an
 // announced instant (and only then), and stop() stops.
@@ -39,7 +40,7 @@ describe('scheduler/tick', () => {
     t.stop();
   });
 
-  it('a loop blocked for many periods skips ahead instead of firing a burst of ticks', () => {
+  it('a loop blocked for many periods skips ahead instead of firing a burst of ticks', async () => {
     let n = 0;
     let block = true;
     const t = new Ticker(100, () => {
@@ -47,10 +48,30 @@ describe('scheduler/tick', () => {
       if (block) { block = false; clock.tick(1000); } // one tick blocks the loop for 100 periods
     });
     t.start();
+    await turns();
     const afterBlock = n;
     expect(afterBlock).to.be.below(7); // at most the 4-period allowance, not 100
     clock.tick(100);
     expect(n - afterBlock).to.be.within(9, 11);
+    t.stop();
+  });
+
+  it('ticks that each take their period or more run one an event-loop turn, not back to back in one', async () => {
+    let n = 0;
+    const t = new Ticker(100, () => {
+      n++;
+      if (n < 50) clock.tick(15); // every tick costs 1.5 periods: the loop is always behind (50: so a loop that never yields ends)
+    });
+    t.start();
+    expect(n).to.equal(1); // start() returned after one tick (before: never, while ticks overran)
+    let io = 0;
+    for (let i = 0; i < 5; i++) {
+      const before = n;
+      await new Promise<void>((r) => setImmediate(() => { io++; r(); }));
+      expect(n - before).to.be.at.most(1); // what else was ready ran between two ticks
+    }
+    expect(io).to.equal(5);
+    expect(n).to.be.within(4, 6);
     t.stop();
   });
 
