@@ -17,6 +17,7 @@ import { sleep, wallMs, withDaemon } from '../lib/harness.ts';
 import { firingsOf, probeRule, scheduleProbes } from '../lib/probes.ts';
 import { loadSchedules } from '../lib/schedule-load.ts';
 import { LoopDelays } from '../lib/loop-delays.ts';
+import { ControlLoop } from '../lib/control-loop.ts';
 import { SinkProcess } from '../lib/sink-process.ts';
 import { spread } from '../lib/stats.ts';
 import type { Row } from '../lib/suite.ts';
@@ -33,6 +34,7 @@ export const row: Row = {
   sized: true,
   run: async (opts) => {
     const delays = new LoopDelays();
+    const control = ControlLoop.start();
     const config = { log: { level: 'debug' }, database: { persistence: 'memory', framerate: 512 } };
     try {
       return await withDaemon('schedules-spread', { workers: 1, env: delays.env(), config }, async (daemon) => {
@@ -63,13 +65,14 @@ export const row: Row = {
           const late = spread(fired.map((f) => f.latenessMs));
           const { seconds: turns, gcs: collections } = delays.read(fromMs + 1000, untilMs);
           const turnMax = Math.max(...turns.map((t) => t.maxMs));
+          const controlMax = control.longestMs(fromMs + 1000, untilMs);
           const gcs = collections.map((g) => g.ms);
           // The seconds with a turn over 10 ms, from the boundary, each with the longest GC in it.
           const long = turns.filter((t) => t.maxMs > 10).map((t) => {
             const gc = Math.max(0, ...collections.filter((g) => g.atMs > t.atMs - 1000 && g.atMs <= t.atMs).map((g) => g.ms));
             return `${((t.atMs - nominalMs) / 1000).toFixed(0)} s: ${t.maxMs.toFixed(1)} ms (GC ${gc.toFixed(1)})`;
           });
-          opts.progress(`  ${fired.length} fired, lateness p50 ${late.p50.toFixed(2)} p99 ${late.p99.toFixed(2)} max ${late.max.toFixed(2)} ms; longest turn ${turnMax.toFixed(1)} ms, longest GC ${Math.max(0, ...gcs).toFixed(1)} ms; ${once} reached the sink once`);
+          opts.progress(`  ${fired.length} fired, lateness p50 ${late.p50.toFixed(2)} p99 ${late.p99.toFixed(2)} max ${late.max.toFixed(2)} ms; longest turn ${turnMax.toFixed(1)} ms, longest GC ${Math.max(0, ...gcs).toFixed(1)} ms, an idle process's longest delay ${controlMax.toFixed(1)} ms; ${once} reached the sink once`);
           return [
             {
               label: `schedule occurrence lateness p99 (in-daemon), ${size} every minute, jitter=${JITTER_S}s`,
@@ -89,6 +92,13 @@ export const row: Row = {
                 `seconds with a turn over 10 ms (from the boundary): ${long.length === 0 ? 'none' : long.join(', ')}`,
             },
             {
+              label: `  an idle Node process beside it: its longest delay (the machine's own)`,
+              value: controlMax,
+              unit: 'ms',
+              digits: 1,
+              note: 'bench/lib/control-loop.ts, over the same seconds: no turn of the primary can be shorter than what the machine makes a process wait for a CPU',
+            },
+            {
               label: `  occurrences that reached the sink exactly once`,
               value: once,
               unit: `of ${count.toLocaleString('en')}`,
@@ -101,6 +111,7 @@ export const row: Row = {
       });
     } finally {
       delays.remove();
+      control.stop();
     }
   },
 };
