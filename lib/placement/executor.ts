@@ -13,7 +13,7 @@ import type { Subscription } from '@nats-io/transport-node';
 import type { Attempt } from '../domain/attempt.ts';
 import type { Execution } from '../runner/execution.ts';
 import { heldOf, readExecRequest, readTaken, type HeldAttempt, type PlacedResult } from './messages.ts';
-import { ask, EXEC_CONTEXT, execSubject, fits, NO_ANSWER, NOBODY, RESULTS_CONTEXT, resultsSubject, serve, type WireParts } from './wire.ts';
+import { ask, encode, EXEC_CONTEXT, execSubject, NO_ANSWER, NOBODY, RESULTS_CONTEXT, resultsSubject, serve, type WireParts } from './wire.ts';
 
 const RESEND_MS = 250;
 /**
@@ -131,8 +131,12 @@ export class Executor {
           return;
         }
         let results = [...this.unsent.values()].slice(0, RESULTS_PER_MESSAGE).map((u) => u.r);
-        while (results.length > 1 && !fits(this.p, { node: this.p.node, results })) results = results.slice(0, results.length >> 1);
-        const answer = await ask(this.p, resultsSubject(this.p.cluster), '', RESULTS_CONTEXT, { node: this.p.node, results }, ANSWER_WAIT_MS);
+        let message = encode(this.p, { node: this.p.node, results });
+        while (results.length > 1 && !message.fits) {
+          results = results.slice(0, results.length >> 1);
+          message = encode(this.p, { node: this.p.node, results });
+        }
+        const answer = await ask(this.p, resultsSubject(this.p.cluster), '', RESULTS_CONTEXT, message, ANSWER_WAIT_MS);
         const taken = answer === NOBODY || answer === NO_ANSWER ? null : readTaken(answer);
         if (taken === null || taken.length === 0) {
           this.sending = false;

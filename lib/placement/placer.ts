@@ -17,7 +17,7 @@ import type { ExecutorView, PlacementView } from '../domain/cluster-view.ts';
 import { hasTags } from '../domain/node-tags.ts';
 import type { Execution } from '../runner/execution.ts';
 import type { Executor } from './executor.ts';
-import { ask, EXEC_CONTEXT, execSubject, executorAddress, fits, NO_ANSWER, NOBODY, type WireParts } from './wire.ts';
+import { ask, encode, EXEC_CONTEXT, execSubject, executorAddress, NO_ANSWER, NOBODY, type WireParts } from './wire.ts';
 
 const CHECK_MS = 250;
 const ANSWER_WAIT_MS = 5_000;
@@ -205,11 +205,15 @@ export class Placer {
   private async deliver(node: string, execs: readonly Execution[], tenure: number): Promise<void> {
     if (execs.length === 0) return;
     let batch = execs;
-    while (batch.length > 1 && !fits(this.p, { op: 'run', execs: batch })) batch = batch.slice(0, batch.length >> 1);
+    let run = encode(this.p, { op: 'run', execs: batch });
+    while (batch.length > 1 && !run.fits) {
+      batch = batch.slice(0, batch.length >> 1);
+      run = encode(this.p, { op: 'run', execs: batch });
+    }
     if (batch.length < execs.length) void this.deliver(node, execs.slice(batch.length), tenure);
     // To the process they were given to: one restarted since refuses them (check() gives them away).
     const to = executorAddress(node, this.placed.get(batch[0]!.attempt)?.run);
-    const answer = await ask(this.p, execSubject(this.p.cluster, node), to, EXEC_CONTEXT, { op: 'run', execs: batch }, ANSWER_WAIT_MS);
+    const answer = await ask(this.p, execSubject(this.p.cluster, node), to, EXEC_CONTEXT, run, ANSWER_WAIT_MS);
     if (tenure !== this.tenure) return;
     const still = batch.filter((e) => this.placed.get(e.attempt)?.node === node);
     const stale = typeof answer === 'object' && answer !== null && (answer as { stale?: unknown }).stale === true;

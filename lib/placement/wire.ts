@@ -54,9 +54,26 @@ export const NOBODY = Symbol('nobody');
 /** No answer in time (or an unreadable one): the request may have been acted on. */
 export const NO_ANSWER = Symbol('no answer');
 
-/** One sealed request and its opened answer. Never rejects. */
+/** A payload serialized once: to see whether it fits one request, then to send it. */
+export class Encoded {
+  readonly bytes: Buffer;
+  readonly fits: boolean;
+  constructor(bytes: Buffer, fits: boolean) {
+    this.bytes = bytes;
+    this.fits = fits;
+  }
+}
+
+/** `payload` serialized, and whether it fits one request (else the caller splits it). */
+export function encode(w: WireParts, payload: unknown): Encoded {
+  const bytes = serialize(payload);
+  return new Encoded(bytes, bytes.length <= chunkBytes(w.nc));
+}
+
+/** One sealed request (a payload, or one encode() made) and its opened answer. Never rejects. */
 export async function ask(w: WireParts, subject: string, to: string, context: Buffer, payload: unknown, maxWaitMs: number): Promise<unknown> {
-  const sealed = sealRequest(w.keys, w.cluster, to, serialize(payload), Date.now(), context);
+  const bytes = payload instanceof Encoded ? payload.bytes : serialize(payload);
+  const sealed = sealRequest(w.keys, w.cluster, to, bytes, Date.now(), context);
   try {
     const answer = await w.nc.requestMany(subject, sealed.body, { strategy: 'sentinel', maxWait: maxWaitMs });
     const chunks: Uint8Array[] = [];
@@ -69,11 +86,6 @@ export async function ask(w: WireParts, subject: string, to: string, context: Bu
     w.log.debug({ err: errorText(err), subject }, 'a placement request failed');
     return NO_ANSWER;
   }
-}
-
-/** Whether a payload fits one request (else the caller splits it). */
-export function fits(w: WireParts, payload: unknown): boolean {
-  return serialize(payload).length <= chunkBytes(w.nc);
 }
 
 /** `sealedAt`: when the request was sealed, ms since the epoch by its sender's clock. */
