@@ -6,11 +6,10 @@
 import { expect } from 'chai';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Daemon } from '../helpers/daemon.ts';
-import { LineClient, nowNs, waitFor } from '../helpers/client.ts';
+import { nowNs, waitFor } from '../helpers/client.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { HttpApi } from './http-client.ts';
-import { logfileDaemon } from './logfile-helpers.ts';
+import { ApiDaemons, type ApiDaemon } from './api-daemons.ts';
 
 type Obj = Record<string, unknown>;
 const MS = 1_000_000n;
@@ -68,28 +67,16 @@ describe('retries and limits through the daemon', function () {
   this.timeout(120_000);
   let receiver: Receiver;
   let url = '';
-  const daemons: Daemon[] = [];
-  const clients: Array<{ close(): void }> = [];
+  const daemons = new ApiDaemons();
+  const start = (dir?: string): Promise<ApiDaemon> => daemons.start(dir);
   beforeEach(async () => {
     receiver = new Receiver();
     url = await receiver.listen();
   });
   afterEach(async () => {
-    for (const c of clients.splice(0)) c.close();
-    for (const d of daemons.splice(0)) await d.kill();
+    await daemons.end();
     await receiver.close();
   });
-  const start = async (dir?: string): Promise<{ d: Daemon; tcp: LineClient; api: HttpApi }> => {
-    const d = dir === undefined
-      ? await Daemon.start({ config: { http: { listen: '127.0.0.1:0' } } })
-      : await logfileDaemon(dir, {}, { http: { listen: '127.0.0.1:0' } });
-    daemons.push(d);
-    const tcp = await LineClient.connect(d.tcp);
-    const api = new HttpApi(d.http!);
-    clients.push(tcp, api);
-    api.useDocument(JSON.parse((await api.request('GET', '/openapi.json')).text));
-    return { d, tcp, api };
-  };
   const job = async (api: HttpApi, id: string): Promise<Obj> => {
     const res = await api.request('GET', `/jobs/${id}`);
     expect(res.status, res.text).to.equal(200);

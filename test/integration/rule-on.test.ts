@@ -5,33 +5,20 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { connect } from '../../lib/client/index.ts';
-import { Daemon, runTickd } from '../helpers/daemon.ts';
-import { LineClient, nowNs, waitFor } from '../helpers/client.ts';
+import { runTickd } from '../helpers/daemon.ts';
+import { nowNs, waitFor } from '../helpers/client.ts';
 import { addrOf, ctl } from '../helpers/ctl.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { HttpApi } from './http-client.ts';
-import { logfileDaemon } from './logfile-helpers.ts';
+import { ApiDaemons, type ApiDaemon } from './api-daemons.ts';
 
 type Obj = Record<string, unknown>;
 
 describe('rule option on: the node tags a rule\'s jobs require', function () {
   this.timeout(60_000);
-  const daemons: Daemon[] = [];
-  const clients: Array<{ close(): void }> = [];
-  afterEach(async () => {
-    for (const c of clients.splice(0)) c.close();
-    for (const d of daemons.splice(0)) await d.kill();
-  });
-  const start = async (dir: string): Promise<{ d: Daemon; tcp: LineClient; api: HttpApi }> => {
-    const d = await logfileDaemon(dir, {}, { http: { listen: '127.0.0.1:0' } });
-    daemons.push(d);
-    const tcp = await LineClient.connect(d.tcp);
-    const api = new HttpApi(d.http!);
-    clients.push(tcp, api);
-    // Every answer below is checked against the daemon's own OpenAPI document.
-    api.useDocument(JSON.parse((await api.request('GET', '/openapi.json')).text));
-    return { d, tcp, api };
-  };
+  const daemons = new ApiDaemons();
+  afterEach(() => daemons.end());
+  const start = (dir: string): Promise<ApiDaemon> => daemons.start(dir);
   const rule = async (api: HttpApi, id: string): Promise<Obj> => {
     const res = await api.json('GET', `/rules/${id}`);
     expect(res.status).to.equal(200);
@@ -82,7 +69,7 @@ describe('rule option on: the node tags a rule\'s jobs require', function () {
   it('the client library writes on and reads it back beside the other options', async () => {
     const { d, api } = await start(tempDir());
     const client = await connect({ addresses: addrOf(d.tcp) });
-    clients.push({ close: () => { void client.close(); } });
+    daemons.closeAtEnd({ close: () => { void client.close(); } });
     await client.setRule({ id: 'lib.', pattern: 'lib.', runner: { type: 'shell', command: 'true' }, concurrency: 2, on: ['db', 'eu'] });
     expect((await rule(api, 'lib.'))['on']).to.deep.equal(['db', 'eu']);
     expect(await client.listRules().toArray()).to.deep.equal([{ id: 'lib.', pattern: 'lib.', runner: { type: 'shell', command: 'true' }, concurrency: 2, on: ['db', 'eu'] }]);
