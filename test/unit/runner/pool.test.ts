@@ -168,8 +168,15 @@ describe('runner/pool', () => {
     const pool = new RunnerPool({ maxInflight: 100, ctx: capturingContext().ctx, run, onResult: () => {} });
     for (const e of jobs(30)) pool.submit(e);
     expect(calls.length, 'the first turn, from idle').to.equal(1);
-    await settle();
-    expect(calls.length, 'then a full turn').to.be.at.least(3);
+    // Then full turns. The budget is wall time, and a loaded machine can take a turn's CPU away
+    // (a CI run saw a turn start one), so the largest of the turns is what is checked.
+    const perTurn: number[] = [];
+    for (let i = 0; i < 40 && calls.length < 30; i++) {
+      const before = calls.length;
+      await settle();
+      perTurn.push(calls.length - before);
+    }
+    expect(Math.max(...perTurn), `then full turns (${perTurn.join(' ')})`).to.be.at.least(3);
     await waitFor(() => calls.length === 30, 5000, 'the rest to start');
     for (const c of calls) c.resolve(true);
     await waitFor(() => pool.inflight === 0, 5000, 'the pool to be idle');
