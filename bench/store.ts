@@ -2,10 +2,13 @@
 // jobs (insert time, RSS, live bytes per job on and off the JS heap), of looking them up, of
 // a full GC with them stored, of churn (half deleted, as many new ones added: the store must
 // not grow), of taking them all due in tick-sized batches, and match() ops/s against 1000
-// rules. Pass --expose-gc to node to see live memory apart from garbage (and the full-GC
+// rules, and the attempt records at their capacity (each record evicting the oldest job's):
+// the longest single record() call. Pass --expose-gc to node to see live memory apart from garbage (and the full-GC
 // line). RSS includes Node's own baseline and the V8 heap headroom left by the insert loop's
 // garbage.
 import type { Rule } from '../lib/domain/rule.ts';
+import type { Attempt } from '../lib/domain/attempt.ts';
+import { LastAttempts, MAX_ATTEMPT_RECORDS } from '../lib/store/attempts.ts';
 import { JobStore } from '../lib/store/jobs.ts';
 import { RuleStore } from '../lib/store/rules.ts';
 
@@ -112,5 +115,26 @@ function benchRules(): void {
   console.log(`match() with ${store.size} rules (${lengths} distinct pattern lengths): ${(MATCHES / ms * 1000).toFixed(0)} ops/s (${hits} non-catch-all hits of ${MATCHES})`);
 }
 
+// Full, every record evicts a job and adds one: a Map from job to slot kept each deleted entry
+// as a hole until it rebuilt its table, in one call (15-23 ms every ~160 000 records).
+function benchAttempts(): void {
+  const RECORDS = 10 * MAX_ATTEMPT_RECORDS;
+  const store = new LastAttempts();
+  const attempt: Attempt = { rule: 'r', runner: 'http', startedNs: BASE_NS, latenessNs: 0n, durationNs: 1_000_000n, outcome: { kind: 'http_response', status: 200 } };
+  let longest = 0;
+  let over2 = 0;
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < RECORDS; i++) {
+    const id = `sched.${i % 7919}.job-${i}:2026-11-28T10:26:00Z`;
+    const s = performance.now();
+    store.record(id, attempt);
+    const ms = performance.now() - s;
+    if (ms > longest) longest = ms;
+    if (ms > 2) over2++;
+  }
+  console.log(`attempts: ${RECORDS} records through a store of ${store.capacity}: ${msSince(t).toFixed(0)} ms; the longest record() ${longest.toFixed(1)} ms, ${over2} over 2 ms (collections included)`);
+}
+
 benchJobs();
 benchRules();
+benchAttempts();

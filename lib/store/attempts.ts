@@ -9,16 +9,20 @@
 // - A job has at most `keep` records: recording again adds the newest (dropping its oldest past
 //   `keep`) and makes the job the newest. `capacity` bounds the records of all jobs together:
 //   past it, the jobs recorded longest ago go, with all of theirs.
-// - record, get, delete and the eviction are O(1): records sit in slots linked oldest to
-//   newest (two Int32Arrays of links), and a Map finds a job's slot. The oldest is the list's
-//   head, never found by iterating the Map: V8 keeps a deleted Map entry as a hole until its
-//   table is rebuilt, and iterating from the first key walks every hole, so evicting "the first
-//   key" cost up to ~90 us per record once 100 000 were held (1 000 000 records: 50 s).
+// - record, get, delete and the eviction are O(1), each of them, not only on average: records
+//   sit in slots linked oldest to newest (two Int32Arrays of links), and the job store's index
+//   (id-index.ts: no tombstones, growth carried out a little per insert) finds a job's slot.
+//   Not a Map: full, every record evicts one job and adds another, and V8 keeps a deleted Map
+//   entry as a hole until the table is rebuilt, all of it in one call: a record every ~160 000
+//   took 15-23 ms with 100 000 held (the primary's longest turns in bench row schedules-spread).
+//   The oldest is the list's head, never found by iterating: evicting "the first key" of a Map
+//   walked every hole, up to ~90 us per record once 100 000 were held.
 // - Slots grow by doubling up to the capacity, so a primary that records little holds little.
 // - Memory only. The engine writes it (a result of the job's current attempt, or a due job no
 //   rule matched), REMOVE deletes the job's record, a step-down clears it (cluster mode: only
 //   the leader's attempts are told).
 import type { Attempt } from '../domain/attempt.ts';
+import { hashId, IdIndex } from './id-index.ts';
 
 /** Records kept at most: the most recently recorded ones. */
 export const MAX_ATTEMPT_RECORDS = 100_000;
@@ -43,8 +47,9 @@ export class LastAttempts implements ReadonlyAttempts {
   private records = 0;
   /** Each slot's earlier attempts, oldest first (absent until a job has a second). */
   private earlier: (Attempt[] | undefined)[] = [];
-  private readonly slotOf = new Map<string, number>();
   private ids: string[] = [];
+  /** Finds a job's slot. */
+  private readonly slotOf = new IdIndex({ matches: (slot, id) => this.ids[slot] === id });
   private attempts: (Attempt | undefined)[] = [];
   private older = new Int32Array(0);
   private newer = new Int32Array(0);
@@ -65,20 +70,21 @@ export class LastAttempts implements ReadonlyAttempts {
   }
 
   get(jobId: string): Attempt | undefined {
-    const slot = this.slotOf.get(jobId);
-    return slot === undefined ? undefined : this.attempts[slot];
+    const slot = this.slotOf.find(jobId, hashId(jobId));
+    return slot < 0 ? undefined : this.attempts[slot];
   }
 
   history(jobId: string): readonly Attempt[] {
-    const slot = this.slotOf.get(jobId);
-    if (slot === undefined) return [];
+    const slot = this.slotOf.find(jobId, hashId(jobId));
+    if (slot < 0) return [];
     const before = this.earlier[slot];
     return before === undefined ? [this.attempts[slot]!] : [...before, this.attempts[slot]!];
   }
 
   record(jobId: string, attempt: Attempt): void {
-    let slot = this.slotOf.get(jobId);
-    if (slot !== undefined) {
+    const hash = hashId(jobId);
+    let slot = this.slotOf.find(jobId, hash);
+    if (slot >= 0) {
       this.unlink(slot); // it moves to the newest end
       if (this.keep > 1) {
         const before = (this.earlier[slot] ??= []);
@@ -89,7 +95,7 @@ export class LastAttempts implements ReadonlyAttempts {
     } else {
       slot = this.slotForNew();
       this.ids[slot] = jobId;
-      this.slotOf.set(jobId, slot);
+      this.slotOf.insert(hash, slot);
       this.records++;
     }
     this.attempts[slot] = attempt;
@@ -98,7 +104,7 @@ export class LastAttempts implements ReadonlyAttempts {
   }
 
   private evict(slot: number): void {
-    this.slotOf.delete(this.ids[slot]!);
+    this.unindex(slot);
     this.unlink(slot);
     this.drop(slot);
     this.ids[slot] = '';
@@ -113,9 +119,8 @@ export class LastAttempts implements ReadonlyAttempts {
   }
 
   delete(jobId: string): void {
-    const slot = this.slotOf.get(jobId);
-    if (slot === undefined) return;
-    this.slotOf.delete(jobId);
+    const slot = this.slotOf.delete(jobId, hashId(jobId));
+    if (slot < 0) return;
     this.unlink(slot);
     this.ids[slot] = '';
     this.drop(slot);
@@ -148,7 +153,7 @@ export class LastAttempts implements ReadonlyAttempts {
     if (freed !== undefined) return freed;
     if (this.slotOf.size >= this.capacity) {
       const slot = this.oldest;
-      this.slotOf.delete(this.ids[slot]!);
+      this.unindex(slot);
       this.unlink(slot);
       this.drop(slot);
       return slot;
@@ -159,6 +164,11 @@ export class LastAttempts implements ReadonlyAttempts {
     this.attempts.push(undefined);
     this.earlier.push(undefined);
     return slot;
+  }
+
+  private unindex(slot: number): void {
+    const id = this.ids[slot]!;
+    this.slotOf.delete(id, hashId(id));
   }
 
   private grow(): void {

@@ -1,6 +1,7 @@
 // The job store's index from identifier to its block in the byte arena (id-arena.ts, which
 // keeps the slot in the block): open addressing with linear probing over one Uint32Array of
-// (hash, ref + 1) pairs, outside the JS heap.
+// (hash, ref + 1) pairs, outside the JS heap. The attempt records (attempts.ts) find their
+// slots with it too.
 //
 // Why not a Map<string, number>: with a million jobs the Map and its million keys are the
 // bulk of what a major GC marks, its lookups were ~30 % of the primary's CPU under a SET
