@@ -9,7 +9,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Second } from './loop-delays.ts';
 
 const SCRIPT = `
 const { monitorEventLoopDelay } = require('node:perf_hooks');
@@ -41,7 +40,7 @@ export class ControlLoop {
     } catch {
       return 0;
     }
-    const seconds: Second[] = text.trim().split('\n').filter((l) => l !== '').map((l) => l.split(' ')).map((l) => ({ atMs: Number(l[0]), maxMs: Number(l[1]) }));
+    const seconds: { atMs: number; maxMs: number }[] = text.trim().split('\n').filter((l) => l !== '').map((l) => l.split(' ')).map((l) => ({ atMs: Number(l[0]), maxMs: Number(l[1]) }));
     return Math.max(0, ...seconds.filter((s) => s.atMs > fromMs && s.atMs <= untilMs).map((s) => s.maxMs));
   }
 

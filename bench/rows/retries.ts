@@ -21,7 +21,7 @@ const SPACING_NS = 500_000n;
 const POLL_MS = 10;
 
 
-interface Run { readonly turnMaxMs: number; readonly controlMaxMs: number; readonly gcMaxMs: number; readonly seconds: number; readonly executed: number; readonly failed: number; readonly statMaxMs: number; readonly statP99Ms: number; readonly requests: number }
+interface Run { readonly turnMaxMs: number; readonly cpuMaxMs: number; readonly controlMaxMs: number; readonly gcMaxMs: number; readonly seconds: number; readonly executed: number; readonly failed: number; readonly statMaxMs: number; readonly statP99Ms: number; readonly requests: number }
 
 async function run(options: string): Promise<Run> {
   const delays = new LoopDelays();
@@ -47,9 +47,10 @@ async function run(options: string): Promise<Run> {
           if (executed + failed >= COUNT) {
             trips.sort((a, b) => a - b);
             // The seconds from the first job due to the last done (each line closes a second).
-            const turns = delays.read(dueMs + 1000, now + 1000).seconds.map((t) => t.maxMs);
+            const seconds = delays.read(dueMs + 1000, now + 1000).seconds;
+            const turns = seconds.map((t) => t.maxMs);
             const gcs = delays.read(dueMs, now).gcs.map((g) => g.ms);
-            return { turnMaxMs: Math.max(...turns), controlMaxMs: control.longestMs(dueMs + 1000, now + 1000), gcMaxMs: Math.max(0, ...gcs), seconds: (now - dueMs) / 1000, executed, failed, statMaxMs: trips.at(-1) ?? 0, statP99Ms: trips[Math.floor(trips.length * 0.99)] ?? 0, requests: sink.received };
+            return { turnMaxMs: Math.max(...turns), cpuMaxMs: Math.max(...seconds.map((t) => t.cpuMs)), controlMaxMs: control.longestMs(dueMs + 1000, now + 1000), gcMaxMs: Math.max(0, ...gcs), seconds: (now - dueMs) / 1000, executed, failed, statMaxMs: trips.at(-1) ?? 0, statP99Ms: trips[Math.floor(trips.length * 0.99)] ?? 0, requests: sink.received };
           }
           if (now > dueMs + 120_000) throw new Error(`only ${executed + failed} of ${COUNT} jobs done after 120 s`);
           await sleep(POLL_MS);
@@ -66,7 +67,7 @@ async function run(options: string): Promise<Run> {
 }
 
 const describe = (r: Run): string =>
-  `primary's longest turn (event loop delay, 1 ms resolution) ${r.turnMaxMs.toFixed(1)} ms, its longest garbage collection ${r.gcMaxMs.toFixed(1)} ms; an idle Node process's longest delay meanwhile (the machine's own: bench/lib/control-loop.ts) ${r.controlMaxMs.toFixed(1)} ms; ${r.executed} executed, ${r.failed} failed, ${r.requests} requests in ${r.seconds.toFixed(1)} s; STAT round trip p99 ${r.statP99Ms.toFixed(1)} ms, max ${r.statMaxMs.toFixed(1)} ms`;
+  `primary's longest turn (event loop delay, 1 ms resolution) ${r.turnMaxMs.toFixed(1)} ms, its own work in one turn at most (main-thread CPU time between two 1 ms probes) ${r.cpuMaxMs.toFixed(1)} ms, its longest garbage collection ${r.gcMaxMs.toFixed(1)} ms; an idle Node process's longest delay meanwhile (the machine's own: bench/lib/control-loop.ts) ${r.controlMaxMs.toFixed(1)} ms; ${r.executed} executed, ${r.failed} failed, ${r.requests} requests in ${r.seconds.toFixed(1)} s; STAT round trip p99 ${r.statP99Ms.toFixed(1)} ms, max ${r.statMaxMs.toFixed(1)} ms`;
 
 export const row: Row = {
   name: 'retries',
@@ -79,6 +80,7 @@ export const row: Row = {
     const figures: Figure[] = [
       { label: 'primary\'s longest turn, without a retry policy (half the requests fail)', value: none.turnMaxMs, unit: 'ms', digits: 1, note: describe(none) },
       { label: 'primary\'s longest turn, with 3 attempts a second apart (every failure a persisted wait)', value: retried.turnMaxMs, unit: 'ms', digits: 1, target: { op: '<=', value: 10 }, note: describe(retried) },
+      { label: '  its own work in one turn: its main thread\'s CPU time, at most', value: retried.cpuMaxMs, unit: 'ms', digits: 1, note: 'bench/lib/loop-delay.cjs: the most CPU time the main thread used between two firings of a 1 ms timer (at least its longest turn\'s own work, collections on the main thread included)' },
       { label: '  an idle Node process beside it: its longest delay (the machine\'s own)', value: retried.controlMaxMs, unit: 'ms', digits: 1, note: 'bench/lib/control-loop.ts: no turn of the primary can be shorter than what the machine makes a process wait for a CPU' },
     ];
     return figures;

@@ -65,12 +65,13 @@ export const row: Row = {
           const late = spread(fired.map((f) => f.latenessMs));
           const { seconds: turns, gcs: collections } = delays.read(fromMs + 1000, untilMs);
           const turnMax = Math.max(...turns.map((t) => t.maxMs));
+          const cpuMax = Math.max(...turns.map((t) => t.cpuMs));
           const controlMax = control.longestMs(fromMs + 1000, untilMs);
           const gcs = collections.map((g) => g.ms);
           // The seconds with a turn over 10 ms, from the boundary, each with the longest GC in it.
           const long = turns.filter((t) => t.maxMs > 10).map((t) => {
             const gc = Math.max(0, ...collections.filter((g) => g.atMs > t.atMs - 1000 && g.atMs <= t.atMs).map((g) => g.ms));
-            return `${((t.atMs - nominalMs) / 1000).toFixed(0)} s: ${t.maxMs.toFixed(1)} ms (GC ${gc.toFixed(1)})`;
+            return `${((t.atMs - nominalMs) / 1000).toFixed(0)} s: ${t.maxMs.toFixed(1)} ms (on a CPU ${t.gapCpuMs.toFixed(1)} of ${t.gapMs.toFixed(1)}; GC ${gc.toFixed(1)})`;
           });
           opts.progress(`  ${fired.length} fired, lateness p50 ${late.p50.toFixed(2)} p99 ${late.p99.toFixed(2)} max ${late.max.toFixed(2)} ms; longest turn ${turnMax.toFixed(1)} ms, longest GC ${Math.max(0, ...gcs).toFixed(1)} ms, an idle process's longest delay ${controlMax.toFixed(1)} ms; ${once} reached the sink once`);
           return [
@@ -89,7 +90,14 @@ export const row: Row = {
               digits: 1,
               target: { op: '<=', value: 10 },
               note: `event loop delay per second (perf_hooks, 1 ms resolution), ${turns.length} seconds; garbage collections of 3 ms or more: ${gcs.length}, the longest ${Math.max(0, ...gcs).toFixed(1)} ms; ` +
-                `seconds with a turn over 10 ms (from the boundary): ${long.length === 0 ? 'none' : long.join(', ')}`,
+                `seconds with a turn over 10 ms (from the boundary), with the main thread's CPU time in the second's longest gap between two 1 ms probes: ${long.length === 0 ? 'none' : long.join(', ')}`,
+            },
+            {
+              label: `  the primary's own work in one turn: its main thread's CPU time, at most`,
+              value: cpuMax,
+              unit: 'ms',
+              digits: 1,
+              note: 'bench/lib/loop-delay.cjs: the most CPU time the main thread used between two firings of a 1 ms timer (so at least its longest turn\'s own work, collections on the main thread included); what a turn took beyond that it waited for a CPU, or for V8\'s collector threads',
             },
             {
               label: `  an idle Node process beside it: its longest delay (the machine's own)`,
