@@ -10,16 +10,23 @@
 // sift. The split goes through an aliased scratch word, so storing a key allocates nothing;
 // a bigint is only built when a time is read back (keyOf, peekKey).
 //
+// The columns grow in place (growable.ts) up to MAX_HANDLES: a doubling copied nothing, and
+// faults the new pages in as handles come.
+//
 // Invariants:
-// - pos[h] is h's index in `tree` while h is armed, -1 otherwise; tree[pos[h]] === h.
+// - pos[h] is h's index in `tree` plus one while h is armed, 0 otherwise (new elements of a grown
+//   column are zero: not armed); tree[pos[h] - 1] === h.
 // - a handle's key is kept after it is disarmed, so the owner may use keyOf() as its time
 //   column for armed and disarmed handles alike.
 // - seq is a double counter: exact up to 2^53 arms, so FIFO ties never break in practice.
 // Sifting moves a hole instead of swapping: one tree write and one pos write per level.
 
 import { I64_MAX, I64_MIN } from '../domain/time.ts';
+import { growable, grown } from './growable.ts';
 
-const NOT_ARMED = -1;
+/** Handles a heap holds at most (the job store's MAX_SLOTS). */
+export const MAX_HANDLES = 1 << 24;
+const NOT_ARMED = 0;
 
 /*
  * Scratch word for splitting and joining i64s without allocating intermediate bigints: a
@@ -43,17 +50,22 @@ export class DueHeap {
   private nextSeq = 0;
 
   constructor(initialCapacity = 1024) {
-    const n = Math.max(1, Math.floor(initialCapacity));
-    this.hi = new Int32Array(n);
-    this.lo = new Uint32Array(n);
-    this.seq = new Float64Array(n);
-    this.pos = new Int32Array(n).fill(NOT_ARMED);
-    this.tree = new Int32Array(n);
+    const n = Math.min(MAX_HANDLES, Math.max(1, Math.floor(initialCapacity)));
+    this.hi = growable(Int32Array, n, MAX_HANDLES);
+    this.lo = growable(Uint32Array, n, MAX_HANDLES);
+    this.seq = growable(Float64Array, n, MAX_HANDLES);
+    this.pos = growable(Int32Array, n, MAX_HANDLES);
+    this.tree = growable(Int32Array, n, MAX_HANDLES);
   }
 
   /** Number of armed handles. */
   get size(): number {
     return this.length;
+  }
+
+  /** Bytes of its columns (growable.ts: not in process.memoryUsage().arrayBuffers). */
+  get bytes(): number {
+    return this.hi.byteLength + this.lo.byteLength + this.seq.byteLength + this.pos.byteLength + this.tree.byteLength;
   }
 
   /** Handles below this need no growth. */
@@ -89,9 +101,9 @@ export class DueHeap {
   insert(h: number): void {
     this.ensureCapacity(h);
     this.seq[h] = this.nextSeq++;
-    const at = this.pos[h]!;
-    if (at !== NOT_ARMED) {
-      this.resift(h, at);
+    const armedAt = this.pos[h]!;
+    if (armedAt !== NOT_ARMED) {
+      this.resift(h, armedAt - 1);
       return;
     }
     this.siftUp(h, this.length++);
@@ -100,7 +112,7 @@ export class DueHeap {
   /** Disarms h; returns whether it was armed. */
   remove(h: number): boolean {
     if (!this.has(h)) return false;
-    const at = this.pos[h]!;
+    const at = this.pos[h]! - 1;
     this.pos[h] = NOT_ARMED;
     const last = this.tree[--this.length]!;
     if (last !== h) this.resift(last, at);
@@ -156,15 +168,15 @@ export class DueHeap {
   private ensureCapacity(h: number): void {
     if (!Number.isInteger(h) || h < 0) throw new RangeError(`heap handle ${h} is not a non-negative integer`);
     if (h < this.pos.length) return;
+    if (h >= MAX_HANDLES) throw new RangeError(`heap handle ${h}: a heap holds at most ${MAX_HANDLES}`);
     let n = this.pos.length * 2;
     while (n <= h) n *= 2;
-    this.hi = grow(this.hi, new Int32Array(n));
-    this.lo = grow(this.lo, new Uint32Array(n));
-    this.seq = grow(this.seq, new Float64Array(n));
-    this.tree = grow(this.tree, new Int32Array(n));
-    const pos = new Int32Array(n).fill(NOT_ARMED);
-    pos.set(this.pos);
-    this.pos = pos;
+    n = Math.min(n, MAX_HANDLES);
+    this.hi = grown(this.hi, n);
+    this.lo = grown(this.lo, n);
+    this.seq = grown(this.seq, n);
+    this.pos = grown(this.pos, n);
+    this.tree = grown(this.tree, n);
   }
 
   /** Places h (whose old place is the hole at `at`) up or down to where it belongs. */
@@ -181,11 +193,11 @@ export class DueHeap {
       const parent = tree[p]!;
       if (!this.before(h, parent)) break;
       tree[at] = parent;
-      pos[parent] = at;
+      pos[parent] = at + 1;
       at = p;
     }
     tree[at] = h;
-    pos[h] = at;
+    pos[h] = at + 1;
   }
 
   private siftDown(h: number, at: number): void {
@@ -203,11 +215,11 @@ export class DueHeap {
       }
       if (!this.before(child, h)) break;
       tree[at] = child;
-      pos[child] = at;
+      pos[child] = at + 1;
       at = c;
     }
     tree[at] = h;
-    pos[h] = at;
+    pos[h] = at + 1;
   }
 
   /** Strict (time, seq) order on handles. */
@@ -220,9 +232,4 @@ export class DueHeap {
     if (la !== lb) return la < lb;
     return this.seq[a]! < this.seq[b]!;
   }
-}
-
-function grow<T extends Int32Array | Uint32Array | Float64Array>(old: T, next: T): T {
-  next.set(old);
-  return next;
 }

@@ -7,10 +7,13 @@
 // - slot s is in use  <=>  refs[s] !== NO_REF  <=>  the index maps the identifier in block
 //   refs[s] to that block, and the block holds s. Free slots below `length` are on `freed`.
 // - `length` (the slot high-water mark) only grows, except through clear(): slots are
-//   positions for paged listings (lib/domain/page.ts).
+//   positions for paged listings (lib/domain/page.ts). refs grows in place (growable.ts) and
+//   is never read at or past `length`: a slot's ref is written when the slot is taken, so what
+//   refs grew by is not filled (its pages are faulted in as slots come).
 // - add() throws RangeError changing nothing: an identifier that is not well-formed UTF-16
 //   (it would not survive UTF-8), over MAX_ID_BYTES, or past MAX_SLOTS identifiers.
 import { IdArena, MAX_ID_BYTES, NO_REF } from './id-arena.ts';
+import { growable, grown } from './growable.ts';
 import { IdIndex, hashId, type RefKeys } from './id-index.ts';
 
 /** Identifiers stored at most (the V8 Map the store used before held 2^24). */
@@ -28,8 +31,8 @@ export class IdTable implements RefKeys {
   private high = 0;
 
   constructor(initialSlots = 1024) {
-    this.initialSlots = Math.max(1, initialSlots);
-    this.refs = new Uint32Array(this.initialSlots).fill(NO_REF);
+    this.initialSlots = Math.min(MAX_SLOTS, Math.max(1, initialSlots));
+    this.refs = growable(Uint32Array, this.initialSlots, MAX_SLOTS).fill(NO_REF);
     this.freed = new Int32Array(16);
     this.index = new IdIndex(this, this.initialSlots);
   }
@@ -118,10 +121,15 @@ export class IdTable implements RefKeys {
   clear(): void {
     this.arena.clear();
     this.index.clear();
-    this.refs = new Uint32Array(this.initialSlots).fill(NO_REF);
+    this.refs = growable(Uint32Array, this.initialSlots, MAX_SLOTS).fill(NO_REF);
     this.freed = new Int32Array(16);
     this.freedCount = 0;
     this.high = 0;
+  }
+
+  /** Bytes of the growable column (refs; growable.ts: not in process.memoryUsage().arrayBuffers). */
+  get columnBytes(): number {
+    return this.refs.byteLength;
   }
 
   /** Off-heap bytes held, by part (bench/store.ts, tests). */
@@ -137,9 +145,6 @@ export class IdTable implements RefKeys {
 
   private ensureSlots(n: number): void {
     if (n <= this.refs.length) return;
-    const refs = new Uint32Array(Math.min(MAX_SLOTS, Math.max(n, this.refs.length * 2)));
-    refs.set(this.refs);
-    refs.fill(NO_REF, this.refs.length);
-    this.refs = refs;
+    this.refs = grown(this.refs, Math.min(MAX_SLOTS, Math.max(n, this.refs.length * 2)));
   }
 }

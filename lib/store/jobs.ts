@@ -33,8 +33,9 @@
 //   execution outside i64. The caller reports it as internal.
 import { JOB_STATUSES, statusCode } from '../domain/job.ts';
 import type { Job, JobStatus } from '../domain/job.ts';
+import { growable, grown } from './growable.ts';
 import { DueHeap } from './heap.ts';
-import { hashId, IdTable } from './id-table.ts';
+import { hashId, IdTable, MAX_SLOTS } from './id-table.ts';
 import { narrowest } from './prefix.ts';
 import { scanSlots, type Page } from '../domain/page.ts';
 
@@ -59,9 +60,14 @@ interface RetryState {
 export class JobStore {
   private readonly ids = new IdTable(INITIAL_SLOTS);
   private readonly retries = new Map<number, RetryState>();
-  private statuses = new Uint8Array(INITIAL_SLOTS).fill(FREE);
+  private statuses = growable(Uint8Array, INITIAL_SLOTS, MAX_SLOTS).fill(FREE);
   private readonly due = new DueHeap(INITIAL_SLOTS);
   private readonly perStatus = [0, 0, 0, 0];
+
+  /** Bytes of its growable columns (growable.ts), which process.memoryUsage().arrayBuffers leaves out. */
+  get columnBytes(): number {
+    return this.due.bytes + this.statuses.byteLength + this.ids.columnBytes;
+  }
 
   get size(): number {
     return this.ids.size;
@@ -137,7 +143,7 @@ export class JobStore {
     this.ids.clear();
     this.due.clear();
     this.retries.clear();
-    this.statuses = new Uint8Array(INITIAL_SLOTS).fill(FREE);
+    this.statuses = growable(Uint8Array, INITIAL_SLOTS, MAX_SLOTS).fill(FREE);
     this.perStatus.fill(0);
   }
 
@@ -226,10 +232,11 @@ export class JobStore {
   }
 
   private ensureStatuses(slot: number): void {
-    if (slot < this.statuses.length) return;
-    const grown = new Uint8Array(Math.max(this.statuses.length * 2, slot + 1)).fill(FREE);
-    grown.set(this.statuses);
-    this.statuses = grown;
+    const had = this.statuses.length;
+    if (slot < had) return;
+    // In place (growable.ts); the byte a slot costs is filled, a megabyte a million slots.
+    this.statuses = grown(this.statuses, Math.min(MAX_SLOTS, Math.max(had * 2, slot + 1)));
+    this.statuses.fill(FREE, had);
   }
 
   /** Sets the status code of a slot, moving one unit of count from `from` (-1: a new job). */
