@@ -92,7 +92,14 @@ export function firingsOf(daemon: Daemon, pattern: string): Firing[] {
   const out: Firing[] = [];
   for (const line of daemon.stderr) {
     if (!line.includes('"job fired"')) continue;
-    const rec = JSON.parse(line) as { job: string; execution: string; lateness_ms: number };
+    let rec: { job: string; execution: string; lateness_ms: number };
+    try {
+      rec = JSON.parse(line) as typeof rec;
+    } catch {
+      // The daemon's processes share one pipe; a line over PIPE_BUF (4 KiB) from one of them can
+      // be split by another's: that record is lost to the count, which the row shows.
+      continue;
+    }
     if (rec.job.startsWith(pattern)) out.push({ jobId: rec.job, executionNs: BigInt(rec.execution), latenessMs: rec.lateness_ms });
   }
   return out;
