@@ -17,11 +17,15 @@
 //   took 15-23 ms with 100 000 held (the primary's longest turns in bench row schedules-spread).
 //   The oldest is the list's head, never found by iterating: evicting "the first key" of a Map
 //   walked every hole, up to ~90 us per record once 100 000 were held.
-// - Slots grow by doubling up to the capacity, so a primary that records little holds little.
+// - Slots grow by doubling up to the capacity, so a primary that records little holds little;
+//   in place, copying nothing (growable.ts, chunked.ts): a record() that grew them is not a
+//   long turn of the primary.
 // - Memory only. The engine writes it (a result of the job's current attempt, or a due job no
 //   rule matched), REMOVE deletes the job's record, a step-down clears it (cluster mode: only
 //   the leader's attempts are told).
 import type { Attempt } from '../domain/attempt.ts';
+import { Chunked } from './chunked.ts';
+import { growable, grown } from './growable.ts';
 import { hashId, IdIndex } from './id-index.ts';
 
 /** Records kept at most: the most recently recorded ones. */
@@ -46,13 +50,13 @@ export class LastAttempts implements ReadonlyAttempts {
   /** Records held, over every job (the current ones and the earlier ones). */
   private records = 0;
   /** Each slot's earlier attempts, oldest first (absent until a job has a second). */
-  private earlier: (Attempt[] | undefined)[] = [];
-  private ids: string[] = [];
+  private readonly earlier = new Chunked<Attempt[] | undefined>(undefined);
+  private readonly ids = new Chunked<string>('');
   /** Finds a job's slot. */
-  private readonly slotOf = new IdIndex({ matches: (slot, id) => this.ids[slot] === id });
-  private attempts: (Attempt | undefined)[] = [];
-  private older = new Int32Array(0);
-  private newer = new Int32Array(0);
+  private readonly slotOf = new IdIndex({ matches: (slot, id) => this.ids.get(slot) === id });
+  private readonly attempts = new Chunked<Attempt | undefined>(undefined);
+  private older: Int32Array;
+  private newer: Int32Array;
   private oldest = NONE;
   private newest = NONE;
   /** Freed slots (a job's record deleted), reused before the slots grow. */
@@ -63,6 +67,8 @@ export class LastAttempts implements ReadonlyAttempts {
     if (!Number.isSafeInteger(keep) || keep < 1) throw new RangeError(`keep must be a positive integer, got ${keep}`);
     this.capacity = capacity;
     this.keep = keep;
+    this.older = growable(Int32Array, 0, capacity);
+    this.newer = growable(Int32Array, 0, capacity);
   }
 
   get size(): number {
@@ -71,14 +77,14 @@ export class LastAttempts implements ReadonlyAttempts {
 
   get(jobId: string): Attempt | undefined {
     const slot = this.slotOf.find(jobId, hashId(jobId));
-    return slot < 0 ? undefined : this.attempts[slot];
+    return slot < 0 ? undefined : this.attempts.get(slot);
   }
 
   history(jobId: string): readonly Attempt[] {
     const slot = this.slotOf.find(jobId, hashId(jobId));
     if (slot < 0) return [];
-    const before = this.earlier[slot];
-    return before === undefined ? [this.attempts[slot]!] : [...before, this.attempts[slot]!];
+    const before = this.earlier.get(slot);
+    return before === undefined ? [this.attempts.get(slot)!] : [...before, this.attempts.get(slot)!];
   }
 
   record(jobId: string, attempt: Attempt): void {
@@ -87,18 +93,19 @@ export class LastAttempts implements ReadonlyAttempts {
     if (slot >= 0) {
       this.unlink(slot); // it moves to the newest end
       if (this.keep > 1) {
-        const before = (this.earlier[slot] ??= []);
-        before.push(this.attempts[slot]!);
+        let before = this.earlier.get(slot);
+        if (before === undefined) this.earlier.set(slot, (before = []));
+        before.push(this.attempts.get(slot)!);
         if (before.length >= this.keep) before.shift();
         else this.records++;
       }
     } else {
       slot = this.slotForNew();
-      this.ids[slot] = jobId;
+      this.ids.set(slot, jobId);
       this.slotOf.insert(hash, slot);
       this.records++;
     }
-    this.attempts[slot] = attempt;
+    this.attempts.set(slot, attempt);
     this.append(slot);
     while (this.records > this.capacity && this.oldest !== slot) this.evict(this.oldest);
   }
@@ -107,34 +114,34 @@ export class LastAttempts implements ReadonlyAttempts {
     this.unindex(slot);
     this.unlink(slot);
     this.drop(slot);
-    this.ids[slot] = '';
+    this.ids.set(slot, '');
     this.free.push(slot);
   }
 
   /** Forgets a slot's records (the count with them). */
   private drop(slot: number): void {
-    this.records -= 1 + (this.earlier[slot]?.length ?? 0);
-    this.attempts[slot] = undefined;
-    this.earlier[slot] = undefined;
+    this.records -= 1 + (this.earlier.get(slot)?.length ?? 0);
+    this.attempts.set(slot, undefined);
+    this.earlier.set(slot, undefined);
   }
 
   delete(jobId: string): void {
     const slot = this.slotOf.delete(jobId, hashId(jobId));
     if (slot < 0) return;
     this.unlink(slot);
-    this.ids[slot] = '';
+    this.ids.set(slot, '');
     this.drop(slot);
     this.free.push(slot);
   }
 
   clear(): void {
     this.slotOf.clear();
-    this.ids = [];
-    this.attempts = [];
-    this.earlier = [];
+    this.ids.clear();
+    this.attempts.clear();
+    this.earlier.clear();
     this.records = 0;
-    this.older = new Int32Array(0);
-    this.newer = new Int32Array(0);
+    this.older = growable(Int32Array, 0, this.capacity);
+    this.newer = growable(Int32Array, 0, this.capacity);
     this.oldest = NONE;
     this.newest = NONE;
     this.free = [];
@@ -143,7 +150,7 @@ export class LastAttempts implements ReadonlyAttempts {
   /** Every record, oldest first: a copy, so the store may change while it is read. */
   entries(): IterableIterator<[string, Attempt]> {
     const all: Array<[string, Attempt]> = [];
-    for (let slot = this.oldest; slot !== NONE; slot = this.newer[slot]!) all.push([this.ids[slot]!, this.attempts[slot]!]);
+    for (let slot = this.oldest; slot !== NONE; slot = this.newer[slot]!) all.push([this.ids.get(slot), this.attempts.get(slot)!]);
     return all.values();
   }
 
@@ -167,18 +174,14 @@ export class LastAttempts implements ReadonlyAttempts {
   }
 
   private unindex(slot: number): void {
-    const id = this.ids[slot]!;
+    const id = this.ids.get(slot);
     this.slotOf.delete(id, hashId(id));
   }
 
   private grow(): void {
     const size = Math.min(this.capacity, Math.max(FIRST_SLOTS, this.older.length * 2));
-    const older = new Int32Array(size);
-    const newer = new Int32Array(size);
-    older.set(this.older);
-    newer.set(this.newer);
-    this.older = older;
-    this.newer = newer;
+    this.older = grown(this.older, size);
+    this.newer = grown(this.newer, size);
   }
 
   private append(slot: number): void {
