@@ -14,7 +14,7 @@ import { FoldProcess, findChrt, type FoldProcessOptions } from '../../cluster/fo
 import { SPAWNER_NAME } from '../../cluster/fold-spawner.ts';
 import type { LogRecord } from '../../lib/engine/journal.ts';
 import { waitFor } from '../helpers/client.ts';
-import { alive, childrenRunning, descendantsRunning, pause } from '../helpers/procfs.ts';
+import { alive, childPids, childrenRunning, descendantsRunning, pause } from '../helpers/procfs.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const SCHED_IDLE = 5;
@@ -204,6 +204,10 @@ describe('cluster/fold-process', function () {
     await withFolds(async (folds) => {
       const dir = tempDir();
       const run = folds.run(sourceFile(dir), join(dir, 'out'));
+      // A child of this process; its command line read while chrt execs node can be empty (a
+      // CI run read [] here), so that is waited for.
+      expect(childPids(process.pid)).to.include(folds.pid);
+      await waitFor(() => childrenRunning(process.pid, 'fold-child.ts').length > 0, 10_000, 'the fold child to show its command line');
       expect(childrenRunning(process.pid, 'fold-child.ts')).to.deep.equal([folds.pid]);
       expect(folds.spawnerPid).to.equal(undefined);
       expect(await run.result).to.include({ outputRecords: 2 });
