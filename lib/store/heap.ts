@@ -23,9 +23,10 @@
 
 import { I64_MAX, I64_MIN } from '../domain/time.ts';
 import { growable, grown } from './growable.ts';
+import { MAX_SLOTS } from './id-table.ts';
 
-/** Handles a heap holds at most (the job store's MAX_SLOTS). */
-export const MAX_HANDLES = 1 << 24;
+/** Handles a heap holds at most: the job store's slots (a schedule store holds fewer). */
+export const MAX_HANDLES = MAX_SLOTS;
 const NOT_ARMED = 0;
 
 /*
