@@ -27,9 +27,9 @@ import type { Changes, ReadonlyJobs } from './changes.ts';
 
 /** The most a schedule is decided before its next nominal time. */
 export const DECIDE_LEAD_MAX_NS = 10_000_000_000n;
-/** Schedules decided per tick at most, and the time one tick may spend deciding. */
+/** Schedules decided per tick at most, and the time one tick may spend deciding (within the tick loop's TURN_BUDGET_NS). */
 const DECIDE_SLICE = 256;
-const DECIDE_SLICE_MS = 2;
+const DECIDE_SLICE_MS = 1;
 const DECIDE_CHUNK = 16;
 
 export class Scheduling {
