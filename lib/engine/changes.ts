@@ -19,7 +19,7 @@ export type UndoEntry =
   | { readonly k: 'schedule'; readonly id: string; readonly prev: ScheduleState | undefined };
 
 /** The job store as readers see it: no method that changes it. */
-export type ReadonlyJobs = Pick<JobStore, 'size' | 'get' | 'page' | 'nextDue' | 'nextDueJob' | 'withStatus' | 'counts'>;
+export type ReadonlyJobs = Pick<JobStore, 'size' | 'get' | 'statusOf' | 'page' | 'nextDue' | 'nextDueJob' | 'withStatus' | 'counts'>;
 /** The rule store as readers see it. */
 export type ReadonlyRules = Pick<RuleStore, 'size' | 'get' | 'page' | 'match'>;
 

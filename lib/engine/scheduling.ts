@@ -129,7 +129,7 @@ export class Scheduling {
     const s = state.schedule;
     let planned: bigint | null = null;
     for (const nominal of state.fires) {
-      if (this.jobs.get(occurrenceId(s.id, nominal))?.status === 'planned' && (planned === null || nominal < planned)) planned = nominal;
+      if (this.jobs.statusOf(occurrenceId(s.id, nominal)) === 'planned' && (planned === null || nominal < planned)) planned = nominal;
     }
     if (planned !== null) return planned;
     if (state.held !== null) return state.held;
@@ -151,12 +151,14 @@ export class Scheduling {
       this.arm(state);
       return;
     }
-    const fires = [...state.fires];
-    const skips: SkipEntry[] = [...state.skips];
+    // Copied only when they change: a decision's garbage, and what it leaves in the old
+    // generation, is what the collector pauses for while 100 000 schedules are decided.
+    let fires: bigint[] | null = null;
+    let skips: SkipEntry[] | null = null;
     let { skippedMissed, skippedOverlap, held } = state;
     for (const d of decisions) {
       if (d.t === 'skip') {
-        skips.push({ reason: d.reason, from: d.from, to: d.to, count: d.count });
+        (skips ??= [...state.skips]).push({ reason: d.reason, from: d.from, to: d.to, count: d.count });
         if (d.reason === 'missed') skippedMissed += d.count;
         else skippedOverlap += d.count;
       } else if (d.held) {
@@ -164,20 +166,21 @@ export class Scheduling {
         this.holding.add(id);
       } else {
         const job = occurrenceId(id, d.nominal);
-        if (this.jobs.get(job) === undefined) this.changes.putJob({ id: job, execution: d.at, status: 'planned' });
-        fires.push(d.nominal);
+        if (this.jobs.statusOf(job) === undefined) this.changes.putJob({ id: job, execution: d.at, status: 'planned' });
+        (fires ??= [...state.fires]).push(d.nominal);
       }
     }
-    if (skips.length > SKIPS_KEPT) skips.splice(0, skips.length - SKIPS_KEPT);
+    if (skips !== null && skips.length > SKIPS_KEPT) skips.splice(0, skips.length - SKIPS_KEPT);
     for (const d of decisions) if (d.t === 'skip') this.skipped(d.reason, d.count);
+    const kept = this.prune(s, fires ?? state.fires, state.manual);
     // The same calendar: it answered after(decided) last, so saving asks croner nothing more.
-    this.save({ ...this.prune({ ...state, fires }), decided: progress.decided, fired: progress.fired, skippedMissed, skippedOverlap, held, skips }, cal);
+    this.save({ ...state, ...kept, decided: progress.decided, fired: progress.fired, skippedMissed, skippedOverlap, held, skips: skips ?? state.skips }, cal);
   }
 
   /** What of the schedule is not over yet: its latest occurrence still to run or running, one held. */
   private busy(state: ScheduleState): Busy {
     const last = state.fires[state.fires.length - 1];
-    const status = last === undefined ? undefined : this.jobs.get(occurrenceId(state.schedule.id, last))?.status;
+    const status = last === undefined ? undefined : this.jobs.statusOf(occurrenceId(state.schedule.id, last));
     return { running: state.held !== null || status === 'planned' || status === 'triggered', held: state.held !== null };
   }
 
@@ -193,7 +196,7 @@ export class Scheduling {
       if (this.busy({ ...state, held: null }).running) continue;
       this.holding.delete(id);
       const job = occurrenceId(id, state.held);
-      if (this.jobs.get(job) === undefined) this.changes.putJob({ id: job, execution: nowNs, status: 'planned' });
+      if (this.jobs.statusOf(job) === undefined) this.changes.putJob({ id: job, execution: nowNs, status: 'planned' });
       this.save({ ...state, held: null, fires: [...state.fires, state.held] });
     }
   }
@@ -208,35 +211,34 @@ export class Scheduling {
 
   /** Removes job `id` if it is still planned; true when it did. */
   private dropPlanned(id: string): boolean {
-    if (this.jobs.get(id)?.status !== 'planned') return false;
+    if (this.jobs.statusOf(id) !== 'planned') return false;
     this.changes.deleteJob(id);
     return true;
   }
 
-  /** Occurrence jobs beyond `keep` of each outcome removed, newest kept; gone ones forgotten. */
-  private prune(state: ScheduleState): ScheduleState {
-    const { id, keep } = state.schedule;
+  /** Occurrence jobs beyond `keep` of each outcome removed, newest kept; gone ones forgotten. A list left whole is returned as it was. */
+  private prune(s: Schedule, fires: readonly bigint[], manual: readonly bigint[]): { fires: readonly bigint[]; manual: readonly bigint[] } {
+    const { id, keep } = s;
     // Scheduled occurrences and manual runs are kept apart: a run now is not pushed out by the schedule's own.
-    const keepOf = (list: readonly bigint[], jobOf: (t: bigint) => string): bigint[] => {
-      const counts = { executed: 0, failed: 0 };
-      const kept: bigint[] = [];
+    const keepOf = (list: readonly bigint[], jobOf: (t: bigint) => string): readonly bigint[] => {
+      let executed = 0;
+      let failed = 0;
+      let kept: bigint[] | null = null; // newest first, made at the first one dropped
       for (let i = list.length - 1; i >= 0; i--) {
-        const jobId = jobOf(list[i]!);
-        const status = this.jobs.get(jobId)?.status;
-        if (status === undefined) continue;
-        if (status === 'executed' || status === 'failed') {
-          if (++counts[status] > keep) {
-            this.changes.deleteJob(jobId);
-            continue;
-          }
+        const t = list[i]!;
+        const jobId = jobOf(t);
+        const status = this.jobs.statusOf(jobId);
+        const over = (status === 'executed' && ++executed > keep) || (status === 'failed' && ++failed > keep);
+        if (status === undefined || over) {
+          if (over) this.changes.deleteJob(jobId);
+          kept ??= list.slice(i + 1).reverse();
+        } else if (kept !== null) {
+          kept.push(t);
         }
-        kept.push(list[i]!);
       }
-      return kept.reverse();
+      return kept === null ? list : kept.reverse();
     };
-    const fires = keepOf(state.fires, (t) => occurrenceId(id, t));
-    const manual = keepOf(state.manual, (t) => manualId(id, t));
-    return { ...state, fires, manual };
+    return { fires: keepOf(fires, (t) => occurrenceId(id, t)), manual: keepOf(manual, (t) => manualId(id, t)) };
   }
 
   /** Logs the state (with the calendar's next nominal time after `decided`) and arms it. */

@@ -20,16 +20,39 @@ export const OCCURRENCE_SEPARATOR = ':';
 
 /** The job identifier of the occurrence of schedule `id` at `nominalNs`. */
 export function occurrenceId(id: string, nominalNs: bigint): string {
-  // 2026-11-27T02:30:00Z -> 20261127T023000Z: no `-` or `:` inside, so the parts read apart.
-  return `${id}${OCCURRENCE_SEPARATOR}${formatIso(nominalNs).replace(/[-:]/g, '')}`;
+  return `${id}${OCCURRENCE_SEPARATOR}${basicIso(nominalNs)}`;
+}
+
+// Deciding one occurrence asks for the identifiers of the schedule's recent ones (a new job,
+// what still runs, what retention removes), and schedules of one expression share their
+// nominal times: formatting each anew was 1.2 KB of garbage a decision (bench row
+// schedules-spread, an allocation profile). A small memo, emptied when full, serves them.
+const SUFFIXES_KEPT = 256;
+const suffixes = new Map<bigint, string>();
+
+/** 2026-11-27T02:30:00Z -> 20261127T023000Z: no `-` or `:` inside, so the parts read apart. */
+function basicIso(ns: bigint): string {
+  let s = suffixes.get(ns);
+  if (s === undefined) {
+    s = basic(ns);
+    if (suffixes.size >= SUFFIXES_KEPT) suffixes.clear();
+    suffixes.set(ns, s);
+  }
+  return s;
+}
+
+function basic(ns: bigint): string {
+  return formatIso(ns).replace(/[-:]/g, '');
 }
 
 /** How long after `nominalNs` the occurrence fires: from 0 to `jitterNs` inclusive, the same every time it is asked. */
 export function jitterOf(id: string, nominalNs: bigint, jitterNs: bigint): bigint {
   if (jitterNs <= 0n) return 0n;
-  // The one-shot hash: the same digest as createHash's, 1.8 us against 2.9 (one an occurrence).
-  const digest = hash('sha256', `${id}\0${nominalNs}`, 'buffer');
-  return digest.readBigUInt64BE(0) % (jitterNs + 1n);
+  // The one-shot hash: the same digest as createHash's, 1.8 us against 2.9 (one an occurrence);
+  // its first 8 bytes read from hex, not from a Buffer: 0.9 us against 1.7-2.2, and no
+  // ArrayBuffer a decision for the collector to track.
+  const hex = hash('sha256', `${id}\0${nominalNs}`, 'hex');
+  return BigInt(`0x${hex.slice(0, 16)}`) % (jitterNs + 1n);
 }
 
 /** What a manual run's job identifier has between the separator and the instant it was asked for. */
@@ -37,7 +60,7 @@ export const MANUAL_MARK = 'manual-';
 
 /** The job identifier of a manual run (run now) of schedule `id` asked for at `atNs`. */
 export function manualId(id: string, atNs: bigint): string {
-  return `${id}${OCCURRENCE_SEPARATOR}${MANUAL_MARK}${formatIso(atNs).replace(/[-:]/g, '')}`;
+  return `${id}${OCCURRENCE_SEPARATOR}${MANUAL_MARK}${basic(atNs)}`; // an instant of its own: not memoized
 }
 
 const SUFFIX = /^(manual-)?(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\.\d{1,9})?Z$/;

@@ -78,6 +78,12 @@ export class JobStore {
     return slot < 0 ? undefined : this.jobOf(id, slot);
   }
 
+  /** The job's status alone, no Job made (what deciding a schedule asks of its occurrences, many a decision). */
+  statusOf(id: string): JobStatus | undefined {
+    const slot = this.ids.find(id, hashId(id));
+    return slot < 0 ? undefined : JOB_STATUSES[this.statuses[slot]!];
+  }
+
   /**
    * Creates or replaces the whole job (any status) and returns the previous value. A planned
    * job is (re-)armed with a fresh sequence, so it fires after jobs already due at that instant.

@@ -19,6 +19,10 @@ describe('schedule occurrences: a job per (schedule, nominal time)', () => {
     const ids = new Set<string>();
     for (let k = 0n; k < 1000n; k++) ids.add(occurrenceId('s', 1_800_000_000_000_000_000n + k * 500_000_000n));
     expect(ids.size).to.equal(1000);
+    // Formatted times are memoized (a few hundred at most): after a thousand others, the first
+    // is formatted again the same, and another schedule's share of it is its own.
+    expect(occurrenceId('s', 1_800_000_000_000_000_000n)).to.equal('s:20270115T080000Z');
+    expect(occurrenceId('t', 1_800_000_000_000_000_000n)).to.equal('t:20270115T080000Z');
     expect(occurrenceId('s', 5n)).to.equal(occurrenceId('s', 5n));
   });
 

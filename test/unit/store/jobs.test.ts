@@ -65,6 +65,19 @@ describe('store/jobs JobStore', () => {
       expect(store.setStatus('nope', 'failed')).to.equal(undefined);
       expect(store.size).to.equal(1);
     });
+
+    it('statusOf answers as get(id)?.status does, through every change', () => {
+      expect(store.statusOf('a')).to.equal(undefined);
+      store.put(job('a', T));
+      store.put(job('b', T, 'failed'));
+      expect(store.statusOf('a')).to.equal('planned');
+      store.setStatus('a', 'executed');
+      expect(store.statusOf('a')).to.equal('executed');
+      expect(store.statusOf('b')).to.equal('failed');
+      store.delete('a');
+      expect(store.statusOf('a')).to.equal(undefined);
+      expect(store.statusOf('b')).to.equal(store.get('b')!.status);
+    });
   });
 
   describe('counts', () => {
