@@ -163,6 +163,28 @@ describe('schedules in the engine', () => {
     expect(d.engine.execute({ op: 'schedule.get', id: 'k' })).to.include({ ok: false, code: 'not_found' });
   });
 
+  it('retention forgets an occurrence whose job is gone, keeps the rest in nominal order, and removes those beyond `keep`', () => {
+    const d = start();
+    set(d, 'r', { every: '1s', keep: 3 });
+    run(d, t0, t0 + 5n * S + 600_000_000n);
+    const before = [...d.schedules.get('r')!.fires];
+    expect(before.length).to.be.greaterThan(3);
+    const gone = before[before.length - 3]!; // an ended one among the newest: removed by a client, say
+    expect(d.jobs.statusOf(occurrenceId('r', gone))).to.equal('executed');
+    d.jobs.delete(occurrenceId('r', gone));
+    run(d, t0 + 5n * S + 610_000_000n, t0 + 9n * S + 600_000_000n);
+    const after = d.schedules.get('r')!.fires;
+    expect(after).to.not.include(gone);
+    for (let i = 1; i < after.length; i++) expect(after[i]! > after[i - 1]!).to.equal(true);
+    for (const n of after) expect(d.jobs.statusOf(occurrenceId('r', n))).to.not.equal(undefined);
+    const ended = after.filter((n) => d.jobs.statusOf(occurrenceId('r', n)) === 'executed');
+    expect(ended.length).to.be.within(3, 4); // keep, plus one that ended since the last decision
+    // Every occurrence job left in the store is one the schedule still lists.
+    const listed = new Set(after.map((n) => occurrenceId('r', n)));
+    const stored = d.dispatched.filter((j) => j.startsWith('r:') && d.jobs.statusOf(j) !== undefined);
+    for (const j of stored) expect(listed.has(j), j).to.equal(true);
+  });
+
   it('the log has each occurrence job before the schedule state that decides it', () => {
     const d = start();
     set(d, 'w', { every: '1s' });
