@@ -8,7 +8,7 @@ export function history(state: ScheduleState, jobs: ReadonlyJobs, limit: number)
   const id = state.schedule.id;
   const out: OccurrenceView[] = [];
   const jobEntry = (job: string, nominal: bigint, manual: boolean): OccurrenceView => {
-    const outcome = jobs.get(job)?.status ?? 'removed';
+    const outcome = jobs.statusOf(job) ?? 'removed';
     return manual ? { nominal, job, outcome, manual } : { nominal, job, outcome };
   };
   for (const nominal of state.fires) out.push(jobEntry(occurrenceId(id, nominal), nominal, false));
