@@ -3,6 +3,7 @@
 // print the usage and exit 2 (tickd(8) EXIT STATUS).
 import { parseCli, USAGE } from '../lib/cli.ts';
 import { StartupError } from '../lib/errors.ts';
+import { flushLog } from '../lib/log-batch.ts';
 import { VERSION, zoneDatabase } from '../lib/version.ts';
 import { loadStartupInputs } from '../lib/config/inputs.ts';
 
@@ -52,6 +53,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  flushLog();
   if (err instanceof StartupError) {
     process.stderr.write(`${err.line()}\n`);
   } else {

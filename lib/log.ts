@@ -3,8 +3,11 @@
 // six levels map to bunyan's; `off` silences everything (startup lines included), `trace`
 // behaves like `debug`. An `err` field that is an Error is written with its message, name,
 // code and stack (bunyan's err serializer; without it JSON keeps only the own properties).
+// Lines leave in batches (lib/log-batch.ts): every logger of the process shares one batch, so
+// lines keep their order, and what waits is written before the process exits.
 import bunyan from 'bunyan';
 import type Logger from 'bunyan';
+import { stderrLines } from './log-batch.ts';
 import { prettyStream, useColour, type LogFormat } from './log-format.ts';
 
 export const LOG_LEVELS = ['off', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -26,15 +29,18 @@ function bunyanLevel(level: LogLevel): number {
 
 export function createLogger(level: LogLevel, role: string, format: LogFormat = 'json'): Logger {
   const lvl = bunyanLevel(level);
+  const out = stderrLines();
   const stream: bunyan.Stream = format === 'pretty'
-    ? { type: 'raw', stream: prettyStream(process.stderr, useColour(process.stderr, process.env)) as unknown as NodeJS.WritableStream, level: lvl }
-    : { stream: process.stderr, level: lvl };
+    ? { type: 'raw', stream: prettyStream(out, useColour(process.stderr, process.env)) as unknown as NodeJS.WritableStream, level: lvl }
+    : { stream: out as unknown as NodeJS.WritableStream, level: lvl };
+  // After the record's own stream: an error or a fatal record goes out at once, with what waited.
+  const now: bunyan.Stream = { type: 'raw', stream: { write: () => out.flush() } as unknown as NodeJS.WritableStream, level: Math.max(lvl, bunyan.ERROR) };
   return bunyan.createLogger({
     name: 'tickd',
     role,
     level: lvl,
     serializers: { err: bunyan.stdSerializers.err },
-    streams: [stream],
+    streams: [stream, now],
   });
 }
 

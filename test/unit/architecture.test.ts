@@ -32,7 +32,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lib/auth', 'lib/telemetry'],
   ['lib/store', 'lib/config', 'lib/lease'],
   ['lib/domain', 'lib/schedule', 'lib/cli.ts', 'lib/log.ts'],
-  ['lib/clock.ts', 'lib/version.ts', 'lib/errors.ts', 'lib/log-format.ts'],
+  ['lib/clock.ts', 'lib/version.ts', 'lib/errors.ts', 'lib/log-format.ts', 'lib/log-batch.ts'],
 ];
 
 function tsFiles(dir: string): string[] {
