@@ -1,15 +1,14 @@
-// Log lines leave the process in batches, not one write(2) each. A line written to a pipe wakes
-// the process that reads it, and the writer often lost its CPU to that reader inside the call:
-// at 2 000 "job fired" debug lines a second (bench row schedules-spread, whose lateness figure
-// reads them), the primary spent 60-100 ms of every second in stderr writes, 150-300 of them
-// over 1 ms and up to 6.3 ms, each one inside a tick's turn. Batched, a busy second costs about
-// a hundred writes whatever the number of lines.
+// Log lines leave the process in batches, not one write(2) each. At 2 000 "job fired" debug
+// lines a second (bench row schedules-spread, whose lateness figure reads them) the primary made
+// 1 400 stderr writes a second and spent 47-51 ms of each second in them, 228-270 writes over
+// 1 ms and up to 7.7 ms, inside the tick's turns: the fd is non-blocking and nothing was left
+// queued after them, so it was the call itself, which wakes the reader, and the writer then
+// waiting for a CPU. Batched: 64 writes a second, 10-11 ms (bench/README, "Log lines in batches").
 //
 // A line waits FLUSH_DELAY_MS at most (or until MAX_BATCH bytes wait); an error or a fatal
 // record is written at once with what waits before it (it may be the last thing a process
-// says), and so is what waits when the process exits. What a SIGKILL interrupts loses the lines
-// of its last FLUSH_DELAY_MS; a pipe's reader lost nothing more before, so nothing it had
-// already been sent is lost now either.
+// says), and so is what waits when the process exits. A SIGKILL loses the lines of the last
+// FLUSH_DELAY_MS at most.
 
 export interface LineOut {
   write(text: string): unknown;
