@@ -29,7 +29,7 @@ const DATETIME =
 
 const UNRECOGNISED =
   'not a valid timestamp (expected integer nanoseconds, "YYYY-MM-DD HH:MM:SS" (UTC), or ISO 8601 with Z or an offset)';
-const OUT_OF_RANGE =
+export const OUT_OF_RANGE =
   'out of range (i64 nanoseconds: 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z)';
 
 /** Days from 1970-01-01 to the given proleptic Gregorian date (H. Hinnant's algorithm). */

@@ -14,6 +14,8 @@
 // ORed, as POSIX cron does (`0 0 1 * MON`: the 1st of each month, and every Monday).
 import { Cron } from 'croner';
 import type { Timing } from '../domain/schedule.ts';
+import { zoneOf } from './zone.ts';
+import { I64_MAX } from '../domain/time.ts';
 
 export type { Timing };
 export { zoneDatabase } from '../version.ts';
@@ -25,7 +27,7 @@ const CRON_OPTIONS = { paused: true, mode: '5-or-6-parts', domAndDow: false } as
 /** null when `expr` is a cron expression this tickd reads (5 fields, or 6 with seconds first), else why not. */
 export function cronError(expr: string, tz: string): string | null {
   try {
-    new Cron(expr, { ...CRON_OPTIONS, timezone: tz });
+    new Cron(expr, { ...CRON_OPTIONS, timezone: zoneOf(tz) });
     return null;
   } catch (err) {
     return String((err as Error)?.message ?? err).replace(/^CronPattern: /, '');
@@ -72,8 +74,10 @@ export class Calendar {
 
   private compute(afterNs: bigint): bigint | null {
     const from = this.t.start !== null && afterNs < this.t.start ? this.t.start - 1n : afterNs;
+    if (from >= I64_MAX) return null;
     const at = this.cron !== null ? this.cronAfter(this.cron, from) : this.intervalAfter(this.t.every!, from);
-    return at === null || (this.t.end !== null && at >= this.t.end) ? null : at;
+    // A time past 2262 is none: no job, record or answer can hold it (start near the end of the range).
+    return at === null || at > I64_MAX || (this.t.end !== null && at >= this.t.end) ? null : at;
   }
 
   /** The last nominal time at or before `atNs`, or null when none is (on or after `start`). */
@@ -159,12 +163,13 @@ const parsed = new Map<string, Parsed>();
 const PARSED_KEPT = 256;
 
 function cronOf(expr: string, tz: string): Parsed {
-  const key = `${tz}\0${expr}`;
+  const zone = zoneOf(tz);
+  const key = `${zone}\0${expr}`;
   let cron = parsed.get(key);
   if (cron !== undefined) {
     parsed.delete(key); // to the end: the map's order is the order of use
   } else {
-    cron = { cron: new Cron(expr, { ...CRON_OPTIONS, timezone: tz }), second: Number.NaN, next: null };
+    cron = { cron: new Cron(expr, { ...CRON_OPTIONS, timezone: zone }), second: Number.NaN, next: null };
     if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
   }
   parsed.set(key, cron);

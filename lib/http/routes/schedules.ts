@@ -56,7 +56,8 @@ export function scheduleFromBody(id: string, body: unknown): Schedule | string {
   // A schedule read with GET may be sent back as is: its id must be this one, and what only
   // an answer holds (next, fired, skipped) is left aside.
   if (body['id'] !== undefined && body['id'] !== id) return 'id: must equal the id in the path';
-  const fields: Record<string, unknown> = {};
+  // No prototype: a `__proto__` member is then a field like any other (refused as unknown), not the object's prototype.
+  const fields: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(body)) if (name !== 'id' && !READ_ONLY.has(name)) fields[name] = value;
   const read = readSchedule(id, fields);
   return 'schedule' in read ? read.schedule : `${read.field}: ${read.error}`;

@@ -141,5 +141,33 @@ describe('schedule calendar: when occurrences fall', () => {
       expect(new Set(answers.map(String)).size).to.be.greaterThan(5);
     });
   });
-});
 
+  describe('the ends of the range, and zone spellings', () => {
+    const MAX = (1n << 63n) - 1n;
+    it('a nominal time past i64 nanoseconds (2262) is none, for a cron expression and an interval alike', () => {
+      const start = MAX - 1_000_000_000n;
+      expect(cron('0 0 1 1 *', 'UTC', { start }).after(start - 5n)).to.equal(null);
+      expect(cron('0 0 1 1 *', 'UTC', { start }).next(0n, 3)).to.deep.equal([]);
+      const every = new Calendar({ cron: null, every: 366n * 86_400_000_000_000n, tz: 'UTC', start, end: null });
+      expect(every.next(start - 1n, 3)).to.deep.equal([start]);
+      expect(every.after(MAX)).to.equal(null);
+    });
+
+    it('any spelling of a zone gives the same times, and croner is given the zone database\'s name', async () => {
+      const { zoneOf } = await import('../../../lib/schedule/zone.ts');
+      expect(zoneOf('america/NEW_york')).to.equal('America/New_York');
+      expect(zoneOf('Europe/Berlin')).to.equal('Europe/Berlin');
+      const from = '2026-03-29T00:30:00Z';
+      const want = next(cron('30 2 * * *', 'Europe/Berlin'), from, 3);
+      expect(next(cron('30 2 * * *', 'EUROPE/berlin'), from, 3)).to.deep.equal(want);
+      const made = sinon.spy(Cron.prototype, 'nextRun');
+      try {
+        next(cron('15 4 * * *', 'eUrOpE/bErLiN'), from, 1);
+        expect(made.called).to.equal(true);
+        for (const call of made.thisValues) expect((call as Cron).options.timezone).to.equal('Europe/Berlin');
+      } finally {
+        made.restore();
+      }
+    });
+  });
+});

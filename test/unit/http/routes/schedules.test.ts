@@ -83,6 +83,14 @@ describe('http/routes/schedules', () => {
       expect(scheduleFromBody('x'.repeat(991), { cron: '* * * * *' })).to.match(/^id: schedule identifier too long/);
     });
 
+    it('refuses instants outside i64 nanoseconds, as TCP does, and a __proto__ member as an unknown field', () => {
+      expect(fromText('s.r', '{"every":"1h","start":100000000000000000000000}')).to.match(/^start: out of range \(i64 nanoseconds/);
+      expect(fromText('s.r', '{"every":"1h","end":-9223372036854775809}')).to.match(/^end: out of range/);
+      expect(asSchedule(fromText('s.r', '{"every":"1h","end":9223372036854775807}')).end).to.equal(9223372036854775807n);
+      expect(fromText('s.p', '{"every":"1s","__proto__":{"foo":1}}')).to.match(/^__proto__: unknown field/);
+      expect(fromText('s.p', '{"__proto__":{"every":"1h"}}')).to.match(/^__proto__: unknown field/);
+    });
+
     it('takes back what GET answered: the id, and next, fired and skipped left aside', () => {
       const stored = asSchedule(scheduleFromBody('s.back', { every: '30s', start: 1893484800123456789n, limit: 7, paused: true }));
       const answered = toJson(scheduleToJson(view(stored, 1893484830123456789n, { fired: 4, skippedMissed: 1 })));
