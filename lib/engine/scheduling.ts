@@ -31,6 +31,8 @@ export const DECIDE_LEAD_MAX_NS = 10_000_000_000n;
 const DECIDE_SLICE = 256;
 const DECIDE_SLICE_MS = 1;
 const DECIDE_CHUNK = 16;
+/** Manual runs of one schedule not yet ended at most: RUNs cannot grow its state without bound. */
+export const MAX_MANUAL_WAITING = 1_000;
 
 export class Scheduling {
   private readonly changes: Changes;
@@ -75,13 +77,19 @@ export class Scheduling {
     const due = this.store.nextDue();
     if (due === undefined || due > nowNs) return false;
     const started = performance.now();
-    // Taken a chunk at a time and every schedule taken decided: takeDue disarms what it
-    // returns, so one taken and left undecided would never be decided again.
+    // Taken a chunk at a time, and every schedule taken decided or armed again: takeDue
+    // disarms what it returns, so one taken and left so would never be decided again.
     for (let n = 0; n < DECIDE_SLICE && (n === 0 || performance.now() - started < DECIDE_SLICE_MS);) {
       const chunk = this.store.takeDue(nowNs, DECIDE_CHUNK);
       if (chunk.length === 0) break;
-      for (const id of chunk) this.decideOne(id, nowNs);
-      n += chunk.length;
+      let i = 0;
+      while (i < chunk.length && (i === 0 || performance.now() - started < DECIDE_SLICE_MS)) this.decideOne(chunk[i++]!, nowNs);
+      // The budget is checked after each schedule: one decision can take tens of ms (a dense
+      // cron expression's long skipped range, counted step by step). The rest are armed again,
+      // due now, for the next tick.
+      for (let j = i; j < chunk.length; j++) this.store.arm(chunk[j]!, nowNs);
+      n += i;
+      if (i < chunk.length) break;
     }
     const after = this.store.nextDue();
     return after !== undefined && after <= nowNs;
@@ -90,10 +98,14 @@ export class Scheduling {
   /** Creates or replaces a schedule: a replaced one keeps how far it is decided, less what was decided ahead. */
   set(schedule: Schedule, nowNs: bigint): ScheduleState {
     const prev = this.store.get(schedule.id);
+    // The new calendar answers before anything changes: one that cannot must not leave the old
+    // schedule's planned occurrences retracted (the answer is kept for save).
+    const cal = new Calendar(schedule);
+    cal.after(prev === undefined || prev.decided > nowNs ? nowNs : prev.decided);
     const state: ScheduleState = prev === undefined
       ? { schedule, decided: nowNs, next: null, fired: 0, skippedMissed: 0, skippedOverlap: 0, held: null, fires: NO_TIMES, manual: NO_TIMES, skips: NO_SKIPS }
       : { ...this.retract(prev, nowNs), schedule };
-    return this.save(state);
+    return this.save(state, cal);
   }
 
   pause(id: string, paused: boolean, nowNs: bigint): ScheduleState | undefined {
@@ -104,13 +116,24 @@ export class Scheduling {
     return this.save({ ...base, schedule: { ...prev.schedule, paused } });
   }
 
-  /** Run now: an extra occurrence, due at once; returns its job identifier. */
-  run(id: string, nowNs: bigint): { state: ScheduleState; job: string } | undefined {
+  /**
+   * Run now: an extra occurrence, due at once; returns its job identifier, or 'busy' when
+   * MAX_MANUAL_WAITING runs of the schedule have not ended. Retention applies here too: a
+   * schedule that is never decided (paused, over, a cron that never fires) still keeps `keep`.
+   */
+  run(id: string, nowNs: bigint): { state: ScheduleState; job: string } | 'busy' | undefined {
     const prev = this.store.get(id);
     if (prev === undefined) return undefined;
+    const kept = this.prune(prev.schedule, prev.fires, prev.manual);
+    let waiting = 0;
+    for (const at of kept.manual) {
+      const status = this.jobs.statusOf(manualId(id, at));
+      if (status === 'planned' || status === 'triggered') waiting++;
+    }
+    if (waiting >= MAX_MANUAL_WAITING) return 'busy';
     const job = manualId(id, nowNs);
     this.changes.putJob({ id: job, execution: nowNs, status: 'planned' });
-    return { state: this.save({ ...prev, manual: [...prev.manual, nowNs] }), job };
+    return { state: this.save({ ...prev, ...kept, manual: [...kept.manual, nowNs] }), job };
   }
 
   /** Removes a schedule and those of its occurrence jobs that have not fired; fired ones stay, as ordinary jobs. */

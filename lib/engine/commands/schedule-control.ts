@@ -1,5 +1,6 @@
 // SCHEDULE REMOVE, PAUSE / RESUME and RUN: what changes a schedule besides SET.
-import { notFound } from '../../errors.ts';
+import { invalidArgs, notFound } from '../../errors.ts';
+import { MAX_MANUAL_WAITING } from '../scheduling.ts';
 import { wallNowNs } from '../../clock.ts';
 import { DONE, type Handler } from './context.ts';
 import { scheduleReply } from './schedule-context.ts';
@@ -16,5 +17,7 @@ export const schedulePause: Handler<'schedule.pause'> = (ctx, cmd) => {
 
 export const scheduleRun: Handler<'schedule.run'> = (ctx, cmd) => {
   const ran = ctx.scheduling.run(cmd.id, wallNowNs());
-  return ran === undefined ? notFound('schedule', cmd.id) : scheduleReply(ctx.scheduling, ran.state, ran.job);
+  if (ran === undefined) return notFound('schedule', cmd.id);
+  if (ran === 'busy') return invalidArgs(`run: ${MAX_MANUAL_WAITING} manual runs of schedule ${cmd.id} have not ended yet; the most it holds`);
+  return scheduleReply(ctx.scheduling, ran.state, ran.job);
 };

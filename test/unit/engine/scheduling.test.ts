@@ -253,3 +253,59 @@ describe('schedules in the engine: a kill -9 in the middle of a decision\'s writ
     expect(again.dispatched.filter((j) => j === lastJob.job.id).length).to.be.at.most(1);
   });
 });
+
+describe('schedules in the engine: what a client cannot make it do', () => {
+  it('a replacement whose calendar cannot answer changes nothing: the planned occurrence stays', () => {
+    const d = start();
+    const t0 = (wallNowNs() / S + 1n) * S;
+    set(d, 'a', { every: '1s' });
+    run(d, t0 - S, t0 + 5n * S + 600_000_000n); // as above: t0 + 6 s decided ahead, planned
+    const planned = [...d.schedules.get('a')!.fires].filter((n) => d.jobs.statusOf(occurrenceId('a', n)) === 'planned');
+    expect(planned).to.deep.equal([t0 + 6n * S]);
+    // A zone the runtime does not know gets past nothing a client sends (readSchedule refuses
+    // it): here it stands for any calendar that throws.
+    const bad = { ...d.schedules.get('a')!.schedule, cron: '* * * * *', every: null, tz: 'Mars/Olympus' };
+    expect(() => d.engine.execute({ op: 'schedule.set', schedule: bad })).to.throw(/Mars\/Olympus/);
+    expect(d.jobs.statusOf(occurrenceId('a', planned[0]!))).to.equal('planned');
+    expect(d.schedules.get('a')!.schedule.every).to.equal(S);
+  });
+
+  it('run now keeps `keep` of its runs on a schedule that is never decided, and refuses more than MAX_MANUAL_WAITING unfinished', async () => {
+    const { MAX_MANUAL_WAITING } = await import('../../../lib/engine/scheduling.ts');
+    const d = start();
+    set(d, 'm', { every: '1m', paused: true, keep: 2 });
+    for (let i = 0; i < 10; i++) {
+      expectSchedule(d.engine.execute({ op: 'schedule.run', id: 'm' }));
+      d.engine.tick(wallNowNs() + S);
+    }
+    expect(d.dispatched).to.have.length(10);
+    // keep 2 executed, and those not yet ended when the last RUN pruned (a result lands a turn later)
+    const left = d.dispatched.filter((j) => d.jobs.statusOf(j) !== undefined);
+    expect(left.length).to.be.within(3, 4);
+    expect(d.schedules.get('m')!.manual).to.have.length(left.length);
+
+    const w = start([], () => false);
+    set(w, 'w', { every: '1m', paused: true });
+    for (let i = 0; i < MAX_MANUAL_WAITING; i++) expectSchedule(w.engine.execute({ op: 'schedule.run', id: 'w' }));
+    const refused = w.engine.execute({ op: 'schedule.run', id: 'w' });
+    expect(refused).to.deep.include({ ok: false, code: 'invalid_args' });
+    expect(!refused.ok && refused.message).to.match(/^run: 1000 manual runs of schedule w have not ended yet/);
+    expect(w.schedules.get('w')!.manual).to.have.length(MAX_MANUAL_WAITING);
+  });
+
+  it('a tick decides one schedule more only while within its budget: a long skipped range of a dense cron does not hold the others', () => {
+    const d = start();
+    const t0 = (wallNowNs() / S + 1n) * S;
+    for (const id of ['c1', 'c2', 'c3']) set(d, id, { cron: '* * * * * *', missed: 'skip', paused: true });
+    for (const id of ['c1', 'c2', 'c3']) expectSchedule(d.engine.execute({ op: 'schedule.pause', id, paused: false }));
+    const decided = (): number => ['c1', 'c2', 'c3'].filter((id) => d.schedules.get(id)!.decided > t0 + 3600n * S).length;
+    // Three hours later (wall time for the engine): each has 10 800 missed seconds to count.
+    d.engine.tick(t0 + 3n * 3600n * S);
+    expect(decided()).to.equal(1);
+    for (let i = 0; i < 4 && decided() < 3; i++) d.engine.tick(t0 + 3n * 3600n * S + BigInt(i + 1) * 1_000_000n);
+    expect(decided()).to.equal(3);
+    const skip = d.schedules.get('c1')!.skips.at(-1)!;
+    expect(skip.reason).to.equal('missed');
+    expect(skip.count).to.equal(1000); // COUNT_CAP: from and to say the whole range
+  });
+});
