@@ -242,8 +242,8 @@ export const SCHEDULE_OPS = {
   },
   run: {
     id: 'runSchedule', tag: 'schedules', summary: 'Run a schedule now', params: ['ScheduleId'],
-    description: `Makes one extra occurrence, marked manual, due at once (paused or not); it counts for neither \`limit\` nor \`fired\`. ${NAMESPACE}`,
+    description: `Makes one extra occurrence, marked manual, due at once (paused or not); it counts for neither \`limit\` nor \`fired\`. At most 1000 manual runs of a schedule wait or run at once: one more is refused (400). ${NAMESPACE}`,
     ok: ok('The schedule and the manual occurrence\'s job.', 'ScheduleRun', { run: ['Run now', { ...NIGHTLY, job: 'backup.nightly:manual-20261127T101500Z' }] }),
-    bad: { id: badId }, errors: FOUND,
+    bad: { id: badId, busy: ['1000 manual runs not ended yet', says('run: 1000 manual runs of schedule backup.nightly have not ended yet; the most it holds')] }, errors: FOUND,
   },
 } as const satisfies Record<string, ScheduleOp>;
