@@ -5,10 +5,11 @@
 // queued after them, so it was the call itself, which wakes the reader, and the writer then
 // waiting for a CPU. Batched: 64 writes a second, 10-11 ms (bench/README, "Log lines in batches").
 //
-// A line waits FLUSH_DELAY_MS at most (or until MAX_BATCH bytes wait); an error or a fatal
-// record is written at once with what waits before it (it may be the last thing a process
-// says), and so is what waits when the process exits. A SIGKILL loses the lines of the last
-// FLUSH_DELAY_MS at most.
+// A line waits FLUSH_DELAY_MS at most (or until MAX_BATCH bytes wait). lib/log.ts writes a
+// record at info or above at once, with what waits before it: only debug lines wait, so what
+// a process says at info and above is out before what it does next can be seen (a STAT
+// answer, an exit), as it was line by line. What waits is written when the process exits; a
+// SIGKILL loses the debug lines of the last FLUSH_DELAY_MS at most.
 
 export interface LineOut {
   write(text: string): unknown;

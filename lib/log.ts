@@ -33,8 +33,10 @@ export function createLogger(level: LogLevel, role: string, format: LogFormat = 
   const stream: bunyan.Stream = format === 'pretty'
     ? { type: 'raw', stream: prettyStream(out, useColour(process.stderr, process.env)) as unknown as NodeJS.WritableStream, level: lvl }
     : { stream: out as unknown as NodeJS.WritableStream, level: lvl };
-  // After the record's own stream: an error or a fatal record goes out at once, with what waited.
-  const now: bunyan.Stream = { type: 'raw', stream: { write: () => out.flush() } as unknown as NodeJS.WritableStream, level: Math.max(lvl, bunyan.ERROR) };
+  // After the record's own stream: a record at info or above goes out at once, with the debug
+  // lines that waited. Only debug records (the many: "job fired") wait, so what a process says
+  // at info and above is on stderr before what it does next is seen (a STAT, an answer).
+  const now: bunyan.Stream = { type: 'raw', stream: { write: () => out.flush() } as unknown as NodeJS.WritableStream, level: Math.max(lvl, bunyan.INFO) };
   return bunyan.createLogger({
     name: 'tickd',
     role,

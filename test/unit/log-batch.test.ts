@@ -56,19 +56,22 @@ describe('the logger writes through the batch', () => {
   });
   afterEach(() => { write.restore(); });
 
-  it('holds info lines, and writes an error line at once with what waited before it', () => {
+  it('holds debug lines, and writes an info line at once with what waited before it', () => {
     const log = createLogger('debug', 'test');
-    log.info({ n: 1 }, 'first');
+    log.debug({ n: 1 }, 'first');
     log.debug({ n: 2 }, 'second');
     expect(write.callCount).to.equal(0);
-    log.error({ n: 3 }, 'third');
+    log.info({ n: 3 }, 'third');
     expect(write.callCount).to.equal(1);
     const records = String(write.firstCall.args[0]).trim().split('\n').map((l) => JSON.parse(l) as { msg: string; role: string });
     expect(records.map((r) => r.msg)).to.deep.equal(['first', 'second', 'third']);
     expect(records[0]!.role).to.equal('test');
   });
 
-  it('a logger at off writes nothing, errors included', () => {
+  it('a logger at warn writes a warning at once; one at off writes nothing, errors included', () => {
+    createLogger('warn', 'test').warn('now');
+    expect(write.callCount).to.equal(1);
+    write.resetHistory();
     const log = createLogger('off', 'test');
     log.error('nothing');
     log.fatal('nothing');
