@@ -124,13 +124,13 @@ export class Scheduling {
   run(id: string, nowNs: bigint): { state: ScheduleState; job: string } | 'busy' | undefined {
     const prev = this.store.get(id);
     if (prev === undefined) return undefined;
-    const kept = this.prune(prev.schedule, prev.fires, prev.manual);
     let waiting = 0;
-    for (const at of kept.manual) {
+    for (const at of prev.manual) {
       const status = this.jobs.statusOf(manualId(id, at));
       if (status === 'planned' || status === 'triggered') waiting++;
     }
-    if (waiting >= MAX_MANUAL_WAITING) return 'busy';
+    if (waiting >= MAX_MANUAL_WAITING) return 'busy'; // refused before retention removes anything: nothing changes
+    const kept = this.prune(prev.schedule, prev.fires, prev.manual);
     const job = manualId(id, nowNs);
     this.changes.putJob({ id: job, execution: nowNs, status: 'planned' });
     return { state: this.save({ ...prev, ...kept, manual: [...kept.manual, nowNs] }), job };
