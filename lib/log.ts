@@ -3,8 +3,8 @@
 // six levels map to bunyan's; `off` silences everything (startup lines included), `trace`
 // behaves like `debug`. An `err` field that is an Error is written with its message, name,
 // code and stack (bunyan's err serializer; without it JSON keeps only the own properties).
-// Lines leave in batches (lib/log-batch.ts): every logger of the process shares one batch, so
-// lines keep their order, and what waits is written before the process exits.
+// At debug level lines leave in batches (lib/log-batch.ts): every logger of the process shares
+// one batch, so lines keep their order, and what waits is written before the process exits.
 import bunyan from 'bunyan';
 import type Logger from 'bunyan';
 import { stderrLines } from './log-batch.ts';
@@ -29,20 +29,25 @@ function bunyanLevel(level: LogLevel): number {
 
 export function createLogger(level: LogLevel, role: string, format: LogFormat = 'json'): Logger {
   const lvl = bunyanLevel(level);
-  const out = stderrLines();
+  // Only debug records are many ("job fired"): at info and above every record is written at
+  // once as before, without the batch (no timer set and cleared per record).
+  const batched = lvl < bunyan.INFO;
+  const out = batched ? stderrLines() : process.stderr;
   const stream: bunyan.Stream = format === 'pretty'
     ? { type: 'raw', stream: prettyStream(out, useColour(process.stderr, process.env)) as unknown as NodeJS.WritableStream, level: lvl }
     : { stream: out as unknown as NodeJS.WritableStream, level: lvl };
   // After the record's own stream: a record at info or above goes out at once, with the debug
-  // lines that waited. Only debug records (the many: "job fired") wait, so what a process says
-  // at info and above is on stderr before what it does next is seen (a STAT, an answer).
-  const now: bunyan.Stream = { type: 'raw', stream: { write: () => out.flush() } as unknown as NodeJS.WritableStream, level: Math.max(lvl, bunyan.INFO) };
+  // lines that waited, so what a process says at info and above is on stderr before what it
+  // does next is seen (a STAT, an answer).
+  const streams = batched
+    ? [stream, { type: 'raw', stream: { write: () => stderrLines().flush() } as unknown as NodeJS.WritableStream, level: bunyan.INFO }]
+    : [stream];
   return bunyan.createLogger({
     name: 'tickd',
     role,
     level: lvl,
     serializers: { err: bunyan.stdSerializers.err },
-    streams: [stream, now],
+    streams,
   });
 }
 
