@@ -202,9 +202,19 @@ export class Scheduling {
 
   /** What of the schedule is not over yet: its latest occurrence still to run or running, one held. */
   private busy(state: ScheduleState): Busy {
+    const id = state.schedule.id;
+    const held = state.held !== null;
+    const unfinished = (job: string): boolean => {
+      const status = this.jobs.statusOf(job);
+      return status === 'planned' || status === 'triggered';
+    };
     const last = state.fires[state.fires.length - 1];
-    const status = last === undefined ? undefined : this.jobs.statusOf(occurrenceId(state.schedule.id, last));
-    return { running: state.held !== null || status === 'planned' || status === 'triggered', held: state.held !== null };
+    return {
+      running: held || (last !== undefined && unfinished(occurrenceId(id, last))),
+      held,
+      unfinishedAtMost: state.fires.length + (held ? 1 : 0),
+      unfinished: () => state.fires.reduce((n, t) => (unfinished(occurrenceId(id, t)) ? n + 1 : n), held ? 1 : 0),
+    };
   }
 
   /** Held occurrences whose predecessor has ended become jobs, due now. */

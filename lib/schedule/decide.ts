@@ -11,7 +11,10 @@
 //   nominal order, and skips the older ones. A skip of several is one decision, a range.
 // - `overlap`, for each occurrence that would fire while one of the schedule's still runs:
 //   `allow` fires it; `skip` skips it; `queue` fires it held until the running one ends, unless
-//   one is held already (then it is skipped).
+//   one is held already (then it is skipped). Whatever the policy, at most MAX_UNFINISHED of a
+//   schedule's occurrences wait or run at once: one that comes round beyond that is skipped for
+//   overlap, so a runner that cannot keep up (or `all` catching up a day of seconds) leaves a
+//   backlog of bounded size, and a schedule's state a bounded record.
 // - `limit` counts occurrences that fire; once reached the schedule is over: nothing more is
 //   decided, and nothing is recorded for what would have followed.
 import { jitterOf } from './occurrence.ts';
@@ -27,6 +30,13 @@ export const MISSED_AFTER_NS = 1_000_000_000n;
 export const COUNT_CAP = 1_000;
 /** Occurrences fired by one call at most: `all` after a long stop catches up over several. */
 export const MAX_FIRES = 1_000;
+/**
+ * Occurrences of one schedule waiting or running at once, at most (overlap `allow`; the others
+ * hold one or two). Each is a job, and the schedule's state lists it until it ends: 72 000 of
+ * them (`all` catching up 20 h of seconds behind a runner that never ended) made a state record
+ * the log cannot hold, rewritten with each decision.
+ */
+export const MAX_UNFINISHED = 1_000;
 
 export type { SkipReason };
 
@@ -49,6 +59,10 @@ export interface Busy {
   readonly running: boolean;
   /** One is held already (overlap `queue`). */
   readonly held: boolean;
+  /** No more than this many fired earlier have not ended (the held one included). */
+  readonly unfinishedAtMost: number;
+  /** How many exactly: asked only when `unfinishedAtMost` could reach MAX_UNFINISHED. */
+  unfinished(): number;
 }
 
 /**
@@ -62,7 +76,14 @@ export function decide(s: Schedule, cal: Calendar, p: Progress, nowNs: bigint, b
   let decided = p.decided;
   let running = busy.running;
   let held = busy.held;
+  let firedHere = 0;
+  let unfinished: number | null = null; // counted once, and only near the bound
   const over = (): boolean => s.limit !== null && fired >= s.limit;
+  const full = (): boolean => {
+    if (busy.unfinishedAtMost + firedHere < MAX_UNFINISHED) return false;
+    unfinished ??= busy.unfinished();
+    return unfinished + firedHere >= MAX_UNFINISHED;
+  };
   const skip = (reason: SkipReason, after: bigint, to: bigint): void => {
     const first = cal.after(after);
     if (first === null || first > to) return;
@@ -71,11 +92,12 @@ export function decide(s: Schedule, cal: Calendar, p: Progress, nowNs: bigint, b
     decided = to;
   };
   const fire = (nominal: bigint): void => {
-    if (running && s.overlap === 'skip') return skip('overlap', nominal - 1n, nominal);
+    if (full() || (running && s.overlap === 'skip')) return skip('overlap', nominal - 1n, nominal);
     const hold = running && s.overlap === 'queue';
     if (hold && held) return skip('overlap', nominal - 1n, nominal);
     out.push({ t: 'fire', nominal, at: nominal + jitterOf(s.id, nominal, s.jitter), held: hold });
     fired++;
+    firedHere++;
     decided = nominal;
     running = true;
     held ||= hold;
@@ -105,12 +127,20 @@ export function decide(s: Schedule, cal: Calendar, p: Progress, nowNs: bigint, b
       if (lastTooOld !== null && lastTooOld > decided) skip('missed', decided, lastTooOld);
       for (let at = cal.after(decided); at !== null && at <= lastMissed && !over(); at = cal.after(decided)) {
         if (out.length >= MAX_FIRES) return { decisions: out, progress: { decided, fired } };
+        if (full()) {
+          skip('overlap', decided, lastMissed); // one range, not one decision a nominal time
+          break;
+        }
         fire(at);
       }
     }
   }
   for (let at = cal.after(decided); at !== null && at <= upTo && !over(); at = cal.after(decided)) {
     if (out.length >= MAX_FIRES) break;
+    if (full()) {
+      skip('overlap', decided, cal.atOrBefore(upTo) ?? upTo);
+      break;
+    }
     fire(at);
   }
   return { decisions: out, progress: { decided, fired } };

@@ -11,6 +11,7 @@ import { ScheduleStore } from '../../../lib/store/schedules.ts';
 import { readSchedule } from '../../../lib/schedule/spec.ts';
 import { occurrenceId } from '../../../lib/schedule/occurrence.ts';
 import { wallNowNs } from '../../../lib/clock.ts';
+import { encodeRecord } from '../../../lib/logfile/codec.ts';
 import type { Reply } from '../../../lib/domain/command.ts';
 import type { ScheduleState } from '../../../lib/domain/schedule.ts';
 
@@ -291,6 +292,28 @@ describe('schedules in the engine: what a client cannot make it do', () => {
     expect(refused).to.deep.include({ ok: false, code: 'invalid_args' });
     expect(!refused.ok && refused.message).to.match(/^run: 1000 manual runs of schedule w have not ended yet/);
     expect(w.schedules.get('w')!.manual).to.have.length(MAX_MANUAL_WAITING);
+  });
+
+  it('overlap allow holds at most MAX_UNFINISHED occurrences waiting or running: a day of seconds caught up behind a runner that never ends', async () => {
+    const { MAX_UNFINISHED } = await import('../../../lib/schedule/decide.ts');
+    const d = start([], () => false);
+    const t0 = (wallNowNs() / S + 1n) * S;
+    set(d, 'b', { every: '1s', missed: 'all', catchup: '1d', paused: true });
+    expectSchedule(d.engine.execute({ op: 'schedule.pause', id: 'b', paused: false }));
+    // Twenty hours later: 72 000 missed seconds within the catch-up window, MAX_FIRES a decision.
+    const later = t0 + 20n * 3600n * S;
+    for (let i = 0; i < 100; i++) d.engine.tick(later + BigInt(i) * 1_000_000n);
+    for (let k = 1n; k <= 5n; k++) d.engine.tick(later + k * S);
+    const st = d.schedules.get('b')!;
+    const unfinished = st.fires.filter((n) => d.jobs.statusOf(occurrenceId('b', n)) !== undefined);
+    expect(unfinished).to.have.length(MAX_UNFINISHED);
+    expect(st.fires).to.have.length(MAX_UNFINISHED);
+    // The rest is skipped for overlap, counted, and decided: nothing is left to catch up.
+    expect(st.skippedOverlap).to.be.greaterThan(70_000);
+    expect(st.decided > later, 'decided past the gap').to.equal(true);
+    // The state still fits a record (it did not: 72 000 nominal times, past the codec's 65 535).
+    const last = d.journal.records.filter((r) => r.t === 'schedule').at(-1)!;
+    expect(() => encodeRecord(last)).to.not.throw();
   });
 
   it('a tick decides one schedule more only while within its budget: a long skipped range of a dense cron does not hold the others', () => {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { Calendar } from '../../../lib/schedule/calendar.ts';
-import { decide, MAX_FIRES, type Busy, type Decision, type Progress } from '../../../lib/schedule/decide.ts';
+import { decide, MAX_FIRES, MAX_UNFINISHED, type Busy, type Decision, type Progress } from '../../../lib/schedule/decide.ts';
 import { readSchedule, type Schedule } from '../../../lib/schedule/spec.ts';
 
 const S = 1_000_000_000n;
 const T0 = 1_800_000_000n * S; // a whole 10 s
-const idle: Busy = { running: false, held: false };
+const idle: Busy = { running: false, held: false, unfinishedAtMost: 0, unfinished: () => 0 };
 const schedule = (fields: Record<string, unknown>): Schedule => {
   const r = readSchedule('s', fields);
   if (!('schedule' in r)) throw new Error(`${r.field}: ${r.error}`);
@@ -57,15 +57,30 @@ describe('schedule decisions: each nominal time once, fired or skipped with its 
   });
 
   it('overlap: allow fires, skip skips, queue holds one', () => {
-    const busy = { running: true, held: false };
+    const busy: Busy = { ...idle, running: true, unfinishedAtMost: 1, unfinished: () => 1 };
     const now = T0 + 2n * S + S / 2n;
     const p = { decided: T0 + S, fired: 1 };
     expect(run({ every: '1s', overlap: 'allow' }, now, p, busy).d).to.deep.equal(['fire 2']);
     expect(run({ every: '1s', overlap: 'skip' }, now, p, busy).d).to.deep.equal(['skip overlap 2..2 (1)']);
     expect(run({ every: '1s', overlap: 'queue' }, now, p, busy).d).to.deep.equal(['fire 2 held']);
-    expect(run({ every: '1s', overlap: 'queue' }, now, p, { running: true, held: true }).d).to.deep.equal(['skip overlap 2..2 (1)']);
+    expect(run({ every: '1s', overlap: 'queue' }, now, p, { ...idle, running: true, held: true, unfinishedAtMost: 2, unfinished: () => 2 }).d).to.deep.equal(['skip overlap 2..2 (1)']);
     // Within one call, the first fired is the one running.
     expect(run({ every: '1s', overlap: 'skip', missed: 'all' }, T0 + 3n * S + S / 2n).d).to.deep.equal(['fire 1', 'skip overlap 2..2 (1)', 'skip overlap 3..3 (1)']);
+  });
+
+  it('whatever the overlap policy, MAX_UNFINISHED waiting or running is the most: beyond it an occurrence is skipped for overlap', () => {
+    let asked = 0;
+    const near = (n: number): Busy => ({ ...idle, running: true, unfinishedAtMost: n + 5, unfinished: () => { asked++; return n; } });
+    const p = { decided: T0 + S, fired: 1 };
+    // 999 unfinished: 2 fires; 3 (missed, `all`) and 4 (on time) are skipped.
+    expect(run({ every: '1s', missed: 'all' }, T0 + 4n * S + S / 2n, p, near(MAX_UNFINISHED - 1)).d).to.deep.equal(['fire 2', 'skip overlap 3..3 (1)', 'skip overlap 4..4 (1)']);
+    expect(run({ every: '1s' }, T0 + 2n * S + S / 2n, p, near(MAX_UNFINISHED)).d).to.deep.equal(['skip overlap 2..2 (1)']);
+    // `all` catching up: those over the bound are one skipped range, and the schedule is decided past them.
+    const caught = run({ every: '1s', missed: 'all', catchup: '1d' }, T0 + 5000n * S, p, near(MAX_UNFINISHED - 3));
+    expect(caught.d).to.deep.equal(['fire 2', 'fire 3', 'fire 4', 'skip overlap 5..4998 (4994)', 'skip overlap 4999..5000 (2)']);
+    expect(caught.progress).to.deep.equal({ decided: T0 + 5000n * S, fired: 4 });
+    expect(asked).to.equal(3); // once a call, and only near the bound
+    run({ every: '1s' }, T0 + 4n * S, p, { ...idle, unfinishedAtMost: 10, unfinished: () => { throw new Error('counted far from the bound'); } });
   });
 
   it('limit counts what fired; start and end bound it; jitter is derived and kept', () => {
