@@ -212,9 +212,10 @@ async function startPrimary(action: RunAction, inputs: StartupInputs, log: Logge
   };
   // Cluster mode: only the leader fires, and only while its writes go through (one being
   // retried holds the tick: what comes due meanwhile fires, late, once writes go through).
+  const onTurn = instruments === null ? undefined : (ns: bigint): void => instruments.tickTurn(Number(ns) / 1e6);
   ticker = new Ticker(config.database.framerate, node === undefined
     ? () => engine.tick(wallNowNs())
-    : () => node.firing && engine.tick(wallNowNs()), wallOfHr);
+    : () => node.firing && engine.tick(wallNowNs()), wallOfHr, onTurn);
   life.own({ ticker });
   if (node === undefined || placement === null) {
     redispatch();

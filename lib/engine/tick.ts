@@ -45,6 +45,7 @@ export class Ticker {
   private readonly periodNs: bigint;
   private readonly onTick: () => boolean | void;
   private readonly epochOf: EpochOf;
+  private readonly onTurn: ((ns: bigint) => void) | undefined;
   private nextAt = 0n;
   private timer: NodeJS.Timeout | null = null;
   private burst: NodeJS.Immediate | null = null;
@@ -52,10 +53,12 @@ export class Ticker {
   private awakeAt: bigint | null = null;
   private running = false;
 
-  constructor(hz: number, onTick: () => boolean | void, epochOf: EpochOf = (hr) => hr) {
+  /** `onTurn`: the wall time of each event-loop turn that ran ticks (tickd.tick.turn_ms). */
+  constructor(hz: number, onTick: () => boolean | void, epochOf: EpochOf = (hr) => hr, onTurn?: (ns: bigint) => void) {
     this.periodNs = BigInt(Math.round(1e9 / hz));
     this.onTick = onTick;
     this.epochOf = epochOf;
+    this.onTurn = onTurn;
   }
 
   start(): void {
@@ -86,7 +89,10 @@ export class Ticker {
 
   private readonly continueBurst = (): void => {
     this.burst = null;
-    if (this.running) this.runTick();
+    if (!this.running) return;
+    const started = process.hrtime.bigint();
+    this.runTick();
+    this.onTurn?.(process.hrtime.bigint() - started);
   };
 
   private readonly loop = (): void => {
@@ -95,7 +101,9 @@ export class Ticker {
     if (!this.running) return;
     let now = process.hrtime.bigint();
     const turnStarted = now;
+    let ticked = false;
     while (now >= this.nextAt) {
+      ticked = true;
       if (this.awakeAt !== null && this.epochOf(now) >= this.awakeAt) this.awakeAt = null; // this tick covers it
       this.runTick();
       this.nextAt = this.gridAfter(this.nextAt);
@@ -109,9 +117,11 @@ export class Ticker {
         // a tick late by a collection then waits for the I/O of a turn too (bench row
         // lateness: max 10-13 ms against 6-11).
         this.turn = setImmediate(this.loop);
+        this.onTurn?.(now - turnStarted);
         return;
       }
     }
+    if (ticked) this.onTurn?.(now - turnStarted);
     let wakeAt = this.nextAt;
     // Awake only before the tick that covers the instant: the turns last AWAKE_LEAD_NS at most.
     if (this.awakeAt !== null && this.epochOf(this.nextAt) >= this.awakeAt) {

@@ -26,6 +26,11 @@
 //                                                                  tickd.runner.outcome (exit,
 //                                                                  http_response, ..., no_rule)
 //                                                                  and tickd.outcome
+//   tickd.tick.turn_ms            histogram          ms            each event-loop turn of the
+//                                                                  tick loop (lib/engine/tick.ts:
+//                                                                  the ticks run back to back in
+//                                                                  it), wall time: collections
+//                                                                  and a wait for a CPU included
 //
 // Cluster mode only (nothing is exported for them in single-node mode: no role source is
 // given and nobody takes over, and the SDK exports no instrument that has no data point):
@@ -64,6 +69,9 @@ export const PLACEMENT_METRIC_NAMES = ['tickd.placement.running', 'tickd.placeme
 
 export const EXECUTION_METRIC_NAMES = ['tickd.execution.lateness_ms', 'tickd.execution.outcomes'] as const;
 
+/** Exported once the tick loop has run. */
+export const TICK_METRIC_NAMES = ['tickd.tick.turn_ms'] as const;
+
 /** Exported once a schedule has skipped an occurrence. */
 export const SCHEDULE_METRIC_NAMES = ['tickd.schedules.skipped'] as const;
 
@@ -80,6 +88,12 @@ const DURATION_BUCKETS_MS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 
  * that was down when its jobs came due.
  */
 const LATENESS_BUCKETS_MS = [0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000, 30_000, 300_000, 3_600_000];
+/**
+ * A tick turn is budgeted at 2 ms of ticks (lib/engine/tick.ts TURN_BUDGET_NS) plus a tick's
+ * own work: the buckets say whether turns stay near that, and count those past 10 ms (issue
+ * 37's bound on a turn while 100 000 schedules fire).
+ */
+const TURN_BUCKETS_MS = [0.25, 0.5, 1, 2, 3, 5, 10, 25, 50, 100, 1000];
 
 export interface InstrumentSources {
   readonly connections: () => number;
@@ -109,6 +123,8 @@ export interface JobInstruments {
   quarantined(): void;
   /** A schedule skipped `count` occurrences (tickd-protocol(7) SCHEDULES), for `reason`. */
   scheduleSkipped(reason: 'missed' | 'overlap', count: number): void;
+  /** One event-loop turn of the tick loop took `ms` (wall time). */
+  tickTurn(ms: number): void;
 }
 
 // Shared attribute objects: no allocation per recording.
@@ -155,6 +171,11 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
   const skips = meter.createCounter('tickd.schedules.skipped', {
     unit: '{occurrence}', description: 'Occurrences of schedules skipped, by reason (missed: decided over a second late; overlap: the previous one still ran).',
   });
+  const turns = meter.createHistogram('tickd.tick.turn_ms', {
+    unit: 'ms',
+    description: 'Wall time of each event-loop turn of the tick loop (the ticks run back to back in it): collections, and any wait for a CPU, included.',
+    advice: { explicitBucketBoundaries: TURN_BUCKETS_MS },
+  });
   const SKIP_ATTRS = { missed: Object.freeze({ [ATTR_SKIP_REASON]: 'missed' }), overlap: Object.freeze({ [ATTR_SKIP_REASON]: 'overlap' }) };
   const role = sources.role;
   if (role !== undefined) {
@@ -187,5 +208,6 @@ export function createInstruments(meter: Meter, sources: InstrumentSources): Job
     tookOver: () => failovers.add(1),
     quarantined: () => quarantined.add(1),
     scheduleSkipped: (reason, count) => skips.add(count, SKIP_ATTRS[reason]),
+    tickTurn: (ms) => turns.record(ms),
   };
 }

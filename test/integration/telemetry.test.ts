@@ -13,7 +13,7 @@ import { OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { silentLogger } from '../../lib/log.ts';
 import { VERSION } from '../../lib/version.ts';
-import { EXECUTION_METRIC_NAMES, METRIC_NAMES } from '../../lib/telemetry/instruments.ts';
+import { EXECUTION_METRIC_NAMES, METRIC_NAMES, TICK_METRIC_NAMES } from '../../lib/telemetry/instruments.ts';
 import { MAX_QUEUE } from '../../lib/telemetry/bounded.ts';
 
 const SERVER = 2; // OTLP SpanKind SPAN_KIND_SERVER
@@ -54,17 +54,17 @@ describe('telemetry', function () {
       await rx?.close();
     });
 
-    it('exports the seven tickd metrics of the spec and the two of executions from the primary, with kinds, units and the outcome attribute', async () => {
+    it('exports the seven tickd metrics of the spec, the two of executions and the tick\'s turns from the primary, with kinds, units and the outcome attribute', async () => {
       await c.request('1', 'RULE SET tm. tm. direct /bin/true');
       await c.request('2', `SET tm.job ${nowNs()}`);
       await waitFor(async () => (await jobStatus(c, 'tm.job')) === 'executed', 10_000, 'tm.job executed');
       await c.request('3', `SET tm.later ${nowNs() + 3_600_000_000_000n}`);
       expect(await c.request('4', 'REMOVE tm.later')).to.deep.equal(['4 OK']);
       const latest = (name: string) => rx.metrics.filter((m) => m.name === name).at(-1);
-      await rx.waitFor(() => ([...METRIC_NAMES, ...EXECUTION_METRIC_NAMES].every((n) => rx.metricNames().has(n))
+      await rx.waitFor(() => ([...METRIC_NAMES, ...EXECUTION_METRIC_NAMES, ...TICK_METRIC_NAMES].every((n) => rx.metricNames().has(n))
         && (latest('tickd.jobs.removed')?.dataPoints[0]?.value ?? 0) >= 1
         && latest('tickd.jobs.executed')?.dataPoints.some((p) => p.attributes['tickd.outcome'] === 'executed') ? true : undefined), 10_000, 'all metrics');
-      expect([...rx.metricNames()].filter((n) => n.startsWith('tickd.')).sort()).to.deep.equal([...METRIC_NAMES, ...EXECUTION_METRIC_NAMES].sort());
+      expect([...rx.metricNames()].filter((n) => n.startsWith('tickd.')).sort()).to.deep.equal([...METRIC_NAMES, ...EXECUTION_METRIC_NAMES, ...TICK_METRIC_NAMES].sort());
       const shape = (name: string) => { const m = latest(name)!; return [m.type, m.monotonic ?? null, m.unit]; };
       expect(shape('tickd.jobs.scheduled')).to.deep.equal(['sum', true, '{job}']);
       expect(shape('tickd.jobs.executed')).to.deep.equal(['sum', true, '{job}']);
@@ -73,6 +73,7 @@ describe('telemetry', function () {
       expect(shape('tickd.connections.active')).to.deep.equal(['gauge', null, '{connection}']);
       expect(shape('tickd.rules.active')).to.deep.equal(['gauge', null, '{rule}']);
       expect(shape('tickd.persistence.compactions')).to.deep.equal(['sum', true, '{compaction}']);
+      expect(shape('tickd.tick.turn_ms')).to.deep.equal(['histogram', null, 'ms']);
       expect(shape('tickd.execution.lateness_ms')).to.deep.equal(['histogram', null, 'ms']);
       expect(shape('tickd.execution.outcomes')).to.deep.equal(['sum', true, '{execution}']);
       expect(latest('tickd.execution.outcomes')!.dataPoints.map((p) => p.attributes))

@@ -77,6 +77,28 @@ describe('scheduler/tick', () => {
     t.stop();
   });
 
+  it('onTurn has the wall time of each turn that ran ticks, a burst\'s slices included, and of no other', async () => {
+    const walls: number[] = [];
+    let n = 0;
+    let burst = 0;
+    const t = new Ticker(1000, () => {
+      n++;
+      if (n <= 4) clock.tick(1.5); // behind: two ticks a turn (3 ms, past TURN_BUDGET_NS)
+      if (n === 6) { burst = 2; }
+      if (burst > 0) { burst--; clock.tick(4); return true; } // a burst: its next slice on a turn of its own
+      return false;
+    }, (hr) => hr, (ns) => walls.push(Number(ns) / 1e6));
+    t.start();
+    await turns(4);
+    // two overrunning ticks a turn, twice; ticks 5 and 6 (the burst's first slice); tick 7, the burst's next slice alone
+    expect(walls.slice(0, 4)).to.deep.equal([3, 3, 4, 4]);
+    const seen = walls.length;
+    clock.tick(0.5); // within the period: the loop wakes for no tick
+    await turns(2);
+    expect(walls.length).to.equal(seen);
+    t.stop();
+  });
+
   it('after the first tick, ticks fall where the wall clock reads a multiple of the period', () => {
     const at: bigint[] = [];
     // The wall clock reads 3 ms ahead of the monotonic one: the grid is at 7, 17, 27... ms.

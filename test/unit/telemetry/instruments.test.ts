@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
-import { CLUSTER_METRIC_NAMES, PLACEMENT_METRIC_NAMES, createInstruments, EXECUTION_METRIC_NAMES, METRIC_NAMES, SCHEDULE_METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
+import { CLUSTER_METRIC_NAMES, PLACEMENT_METRIC_NAMES, createInstruments, EXECUTION_METRIC_NAMES, METRIC_NAMES, SCHEDULE_METRIC_NAMES, TICK_METRIC_NAMES } from '../../../lib/telemetry/instruments.ts';
 import { engineObserver } from '../../../lib/engine/observers.ts';
 import { startMetricsOnly } from '../../../lib/telemetry/metrics.ts';
 import { silentLogger } from '../../../lib/log.ts';
@@ -171,6 +171,20 @@ describe('telemetry/instruments', () => {
     expect(text).to.match(/^tickd_connections_active\{[^}]*\} 2$/m);
     expect(text).to.match(/^target_info\{[^}]*service_name="tickd",service_version="9\.8\.7"/m);
     await meters.shutdown(100);
+  });
+
+  it('records the tick loop\'s turns in a histogram whose buckets tell turns over 10 ms apart', async () => {
+    const reader = new TestReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const instruments = createInstruments(provider.getMeter('t'), { connections: () => 0, rules: () => 0, compactions: () => 0 });
+    for (const ms of [0.1, 0.4, 2.5, 9.9, 12]) instruments.tickTurn(ms);
+    const got = await collect(reader);
+    expect([...got.keys()]).to.include.members([...TICK_METRIC_NAMES]);
+    const point = got.get('tickd.tick.turn_ms')!.dataPoints[0]!.value as { count: number; buckets: { boundaries: number[]; counts: number[] } };
+    expect(point.count).to.equal(5);
+    const over10 = point.buckets.counts.slice(point.buckets.boundaries.indexOf(10) + 1).reduce((a, b) => a + b, 0);
+    expect(over10).to.equal(1);
+    await provider.shutdown();
   });
 
   it('counts schedules\' skipped occurrences by reason, through the engine\'s observer', async () => {
