@@ -10,13 +10,16 @@
 // affordable at 2 000 a second. The primary's longest turn is its event loop's delay
 // (bench/lib/loop-delay.cjs preloaded into the primary only, as the retries row does: per
 // second, 1 ms resolution), from 11 s before the boundary (deciding ahead starts there) to the
-// next boundary, with its longest garbage collection beside it. Exactly once: each occurrence
-// job `<schedule>:<nominal>` reaches the sink once.
+// next boundary, with its longest garbage collection beside it. The tick loop's own turns over
+// the same window are the daemon's histogram tickd.tick.turn_ms (bench/lib/tick-turns.ts): how
+// many took over 10 ms, and the bucket of the longest. Exactly once: each occurrence job
+// `<schedule>:<nominal>` reaches the sink once.
 import { occurrenceId } from '../../lib/schedule/occurrence.ts';
 import { sleep, wallMs, withDaemon } from '../lib/harness.ts';
 import { firingsOf, probeRule, scheduleProbes } from '../lib/probes.ts';
 import { loadSchedules } from '../lib/schedule-load.ts';
 import { LoopDelays } from '../lib/loop-delays.ts';
+import { readTurns, turnsBetween } from '../lib/tick-turns.ts';
 import { ControlLoop } from '../lib/control-loop.ts';
 import { SinkProcess } from '../lib/sink-process.ts';
 import { spread } from '../lib/stats.ts';
@@ -35,7 +38,8 @@ export const row: Row = {
   run: async (opts) => {
     const delays = new LoopDelays();
     const control = ControlLoop.start();
-    const config = { log: { level: 'debug' }, database: { persistence: 'memory', framerate: 512 } };
+    // [http] for GET /metrics (the tick's turns), read twice.
+    const config = { log: { level: 'debug' }, database: { persistence: 'memory', framerate: 512 }, http: { listen: '127.0.0.1:0' } };
     try {
       return await withDaemon('schedules-spread', { workers: 1, env: delays.env(), config }, async (daemon) => {
         const count = opts.full ? 100_000 : 10_000;
@@ -51,12 +55,14 @@ export const row: Row = {
           opts.progress(`  loaded ${count} schedules in ${load.seconds.toFixed(1)} s; measuring the occurrences of ${new Date(nominalMs).toISOString()}`);
           const fromMs = nominalMs - WINDOW_BEFORE_MS;
           await sleep(fromMs - wallMs());
+          const turnsBefore = await readTurns(daemon);
           const suffix = occurrenceId('', BigInt(nominalMs) * 1_000_000n);
           await sink.collect(); // from here, this boundary's arrivals
           const before = await sink.received();
           await sink.waitFor(before + count, JITTER_S * 1000 + 30_000 + WINDOW_BEFORE_MS);
           const untilMs = nominalMs + 60_000;
           await sleep(untilMs - wallMs());
+          const ticks = turnsBetween(turnsBefore, await readTurns(daemon), 10);
           const arrivals = (await sink.collect()).arrivals.filter((a) => a.jobId.startsWith(`${PREFIX}.`) && a.jobId.endsWith(suffix));
           const seen = new Map<string, number>();
           for (const a of arrivals) seen.set(a.jobId, (seen.get(a.jobId) ?? 0) + 1);
@@ -73,7 +79,7 @@ export const row: Row = {
             const gc = Math.max(0, ...collections.filter((g) => g.atMs > t.atMs - 1000 && g.atMs <= t.atMs).map((g) => g.ms));
             return `${((t.atMs - nominalMs) / 1000).toFixed(0)} s: ${t.maxMs.toFixed(1)} ms (on a CPU ${t.gapCpuMs.toFixed(1)} of ${t.gapMs.toFixed(1)}; GC ${gc.toFixed(1)})`;
           });
-          opts.progress(`  ${fired.length} fired, lateness p50 ${late.p50.toFixed(2)} p99 ${late.p99.toFixed(2)} max ${late.max.toFixed(2)} ms; longest turn ${turnMax.toFixed(1)} ms, longest GC ${Math.max(0, ...gcs).toFixed(1)} ms, an idle process's longest delay ${controlMax.toFixed(1)} ms; ${once} reached the sink once`);
+          opts.progress(`  ${fired.length} fired, lateness p50 ${late.p50.toFixed(2)} p99 ${late.p99.toFixed(2)} max ${late.max.toFixed(2)} ms; tick turns over 10 ms ${ticks.over} of ${ticks.turns} (longest ${ticks.longest}); event loop's longest turn ${turnMax.toFixed(1)} ms, longest GC ${Math.max(0, ...gcs).toFixed(1)} ms, an idle process's longest delay ${controlMax.toFixed(1)} ms; ${once} reached the sink once`);
           return [
             {
               label: `schedule occurrence lateness p99 (in-daemon), ${size} every minute, jitter=${JITTER_S}s`,
@@ -84,7 +90,14 @@ export const row: Row = {
               note: `${fired.length} occurrences of ${new Date(nominalMs).toISOString().slice(11, 16)} fired (the daemon's "job fired" debug lines: its tick's wall time - the job's execution, nominal + jitter); p50 ${late.p50.toFixed(2)} ms, max ${late.max.toFixed(2)} ms`,
             },
             {
-              label: `  the primary's longest turn, from 11 s before the boundary to the next one`,
+              label: `  tick turns over 10 ms, from 11 s before the boundary to the next one`,
+              value: ticks.over,
+              unit: `of ${ticks.turns.toLocaleString('en')}`,
+              target: { op: '<=', value: 0 },
+              note: `the daemon's histogram tickd.tick.turn_ms (GET /metrics before and after): each event-loop turn of the tick loop, timed by the ticker, wall time (collections and waits for a CPU inside it included); the longest was ${ticks.longest}`,
+            },
+            {
+              label: `  the primary's event loop: its longest turn of any kind, same window`,
               value: turnMax,
               unit: 'ms',
               digits: 1,
