@@ -28,6 +28,10 @@
 // after it (setTimeout's granularity), in a process that did not just wake from idle. The
 // runner child does the same (cluster/runner-standby.ts). The lookahead passes at most one
 // instant a second: at most AWAKE_LEAD_NS of one core a second.
+//
+// Each turn that ran ticks is timed, wall time, and handed to `onTurn` (the primary records it
+// as tickd.tick.turn_ms): what TURN_BUDGET_NS bounds in ticks, and what a collection or a wait
+// for a CPU adds to it, seen from inside.
 /** How long before the tick that covers an announced instant the loop stops sleeping. */
 export const AWAKE_LEAD_NS = 2_000_000n;
 /**
