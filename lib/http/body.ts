@@ -4,7 +4,10 @@
 // body. Reading stops at the limit, so an oversized body is never buffered whole. A route whose
 // body carries nanoseconds as JSON numbers (PUT /schedules) parses with `exactIntegers`, so an
 // integer beyond 2^53 arrives as the exact bigint its digits say, never a rounded double.
+// A key given twice in one object is refused (duplicate-keys.ts), as TCP refuses an option
+// given twice, instead of JSON.parse's silent last value.
 import type { IncomingMessage } from 'node:http';
+import { firstDuplicateKey } from './duplicate-keys.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -51,11 +54,20 @@ export function parseJsonBytes(bytes: Buffer, reviver?: Reviver): BodyResult {
     return { ok: false, status: 400, message: 'request body is not valid UTF-8' };
   }
   if (text.trim() === '') return { ok: false, status: 400, message: 'request body is empty; a JSON object is required' };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]) as unknown };
+    value = JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]) as unknown;
   } catch {
     return { ok: false, status: 400, message: 'request body is not valid JSON' };
   }
+  const twice = typeof value === 'object' && value !== null ? firstDuplicateKey(text) : null;
+  if (twice !== null) return { ok: false, status: 400, message: `${clip(twice)}: given twice` };
+  return { ok: true, value };
+}
+
+/** A key as an error names it: a client's key of a megabyte is not sent back whole. */
+function clip(key: string): string {
+  return key.length <= 64 ? key : `${key.slice(0, 64)}...`;
 }
 
 const tooLarge: BodyResult = { ok: false, status: 413, message: `request body exceeds ${MAX_BODY_BYTES} bytes` };

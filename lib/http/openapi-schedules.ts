@@ -204,6 +204,7 @@ export const SCHEDULE_OPS = {
       tz: ['An unknown time zone', says('tz: "Europe/Berlinn" is not a time zone this tickd\'s zone database knows')],
       unknown: ['A field schedules do not have', says('interval: unknown field (known: cron, every, tz, start, end, limit, jitter, missed, catchup, overlap, paused, keep)')],
       json: ['The body is not JSON', says('request body is not valid JSON')],
+      twice: ['A key given twice in the body', says('every: given twice')],
       id: badId,
     },
     errors: { '403': 'Forbidden', '413': 'PayloadTooLarge', '415': 'UnsupportedMediaType' },

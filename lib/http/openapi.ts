@@ -263,6 +263,7 @@ function paths(opts: OpenApiOptions): Obj {
           tcpOnly: ['A runner kind only TCP can set', says('runner.type "redis" can only be set over the TCP interface')],
           shellArgs: ['String form with the wrong args', says('args must be [command] for a shell runner')],
           retry: ['A retry policy without its delay', says('retry.delay: is required when attempts is more than 1')],
+          twice: ['A key given twice in one object of the body', says('attempts: given twice')],
           json: notValidJson, id: badId('rule'),
         },
         errors: BODY_ERRORS,

@@ -42,6 +42,22 @@ describe('http/body', () => {
   });
 
   describe('exactIntegers', () => {
+    it('refuses a key given twice in any object of the body, naming it, as TCP refuses an option given twice', () => {
+      const refused = (text: string): string | null => {
+        const r = parseJsonBytes(Buffer.from(text));
+        return r.ok ? null : `${r.status} ${r.message}`;
+      };
+      expect(refused('{"every":"1s","every":"5m"}')).to.equal('400 every: given twice');
+      expect(refused('{"retry":{"attempts":2,"delay":"1s","attempts":3}}')).to.equal('400 attempts: given twice');
+      expect(refused('[{"a":1},{"b":2,"b":3}]')).to.equal('400 b: given twice');
+      expect(refused('{"a":1,"\\u0061":2}')).to.equal('400 a: given twice'); // the same name, escaped
+      expect(refused(`{"${'k'.repeat(100)}":1,"${'k'.repeat(100)}":2}`)).to.equal(`400 ${'k'.repeat(64)}...: given twice`);
+      // The same key in different objects, keys inside strings, brackets inside strings, empty objects: all fine.
+      for (const ok of ['{"a":{"a":1},"b":{"a":2}}', '{"a":"\\"a\\":1,\\"a\\":2","b":"{[,"}', '{"a":{},"b":[{},{}],"c":[1,{"a":1}]}', '{"x\\"":1,"x":2}', '[1,"a","a"]']) {
+        expect(refused(ok), ok).to.equal(null);
+      }
+    });
+
     it('keeps integer literals beyond 2^53 exact, as bigints, at any depth; leaves every other value as JSON.parse makes it', () => {
       const text = '{"a":1893484800123456789,"b":[-9007199254740993,9007199254740991,1.5,1e300,"7"],"c":{"d":18446744073709551616}}';
       expect(parseJsonBytes(Buffer.from(text), exactIntegers)).to.deep.equal({
