@@ -33,6 +33,8 @@ const DECIDE_SLICE_MS = 1;
 const DECIDE_CHUNK = 16;
 /** Manual runs of one schedule not yet ended at most: RUNs cannot grow its state without bound. */
 export const MAX_MANUAL_WAITING = 1_000;
+/** How soon a catch-up that MAX_UNFINISHED holds back is decided again. */
+const FULL_RECHECK_NS = 1_000_000_000n;
 
 export class Scheduling {
   private readonly changes: Changes;
@@ -169,9 +171,12 @@ export class Scheduling {
     cal.knows(state.decided, state.next);
     const n = state.next;
     const upTo = n !== null && n > nowNs ? n : nowNs;
-    const { decisions, progress } = decide(s, cal, { decided: state.decided, fired: state.fired }, nowNs, this.busy(state), upTo);
+    const { decisions, progress, full } = decide(s, cal, { decided: state.decided, fired: state.fired }, nowNs, this.busy(state), upTo);
+    // A catch-up held by MAX_UNFINISHED goes on as occurrences end: looked at again a second
+    // later, not at every tick (each look counts what is unfinished).
+    const notBefore = full === true ? nowNs + FULL_RECHECK_NS : undefined;
     if (decisions.length === 0 && progress.decided === state.decided) {
-      this.arm(state);
+      this.arm(state, notBefore);
       return;
     }
     // Copied only when they change: a decision's garbage, and what it leaves in the old
@@ -197,24 +202,25 @@ export class Scheduling {
     for (const d of decisions) if (d.t === 'skip') this.skipped(d.reason, d.count);
     const kept = this.prune(s, fires ?? state.fires, state.manual);
     // The same calendar: it answered after(decided) last, so saving asks croner nothing more.
-    this.save({ ...state, ...kept, decided: progress.decided, fired: progress.fired, skippedMissed, skippedOverlap, held, skips: skips ?? state.skips }, cal);
+    this.save({ ...state, ...kept, decided: progress.decided, fired: progress.fired, skippedMissed, skippedOverlap, held, skips: skips ?? state.skips }, cal, notBefore);
   }
 
   /** What of the schedule is not over yet: its latest occurrence still to run or running, one held. */
   private busy(state: ScheduleState): Busy {
     const id = state.schedule.id;
     const held = state.held !== null;
-    const unfinished = (job: string): boolean => {
-      const status = this.jobs.statusOf(job);
-      return status === 'planned' || status === 'triggered';
-    };
     const last = state.fires[state.fires.length - 1];
     return {
-      running: held || (last !== undefined && unfinished(occurrenceId(id, last))),
+      running: held || (last !== undefined && this.unfinished(occurrenceId(id, last))),
       held,
       unfinishedAtMost: state.fires.length + (held ? 1 : 0),
-      unfinished: () => state.fires.reduce((n, t) => (unfinished(occurrenceId(id, t)) ? n + 1 : n), held ? 1 : 0),
+      unfinished: () => state.fires.reduce((n, t) => (this.unfinished(occurrenceId(id, t)) ? n + 1 : n), held ? 1 : 0),
     };
+  }
+
+  private unfinished(job: string): boolean {
+    const status = this.jobs.statusOf(job);
+    return status === 'planned' || status === 'triggered';
   }
 
   /** Held occurrences whose predecessor has ended become jobs, due now. */
@@ -275,16 +281,16 @@ export class Scheduling {
   }
 
   /** Logs the state (with the calendar's next nominal time after `decided`) and arms it. */
-  private save(without: ScheduleState, cal: Calendar = new Calendar(without.schedule)): ScheduleState {
+  private save(without: ScheduleState, cal: Calendar = new Calendar(without.schedule), notBefore?: bigint): ScheduleState {
     const state = { ...without, next: cal.after(without.decided) };
     this.changes.putSchedule(state);
     if (state.held !== null) this.holding.add(state.schedule.id);
-    this.arm(state);
+    this.arm(state, notBefore);
     return state;
   }
 
-  /** Arms the schedule at the instant it must next be decided, or disarms it (paused, over). */
-  private arm(state: ScheduleState): void {
+  /** Arms the schedule at the instant it must next be decided (not before `notBefore`), or disarms it (paused, over). */
+  private arm(state: ScheduleState, notBefore?: bigint): void {
     const s = state.schedule;
     if (s.paused || (s.limit !== null && state.fired >= s.limit)) {
       this.store.arm(s.id, null);
@@ -295,7 +301,8 @@ export class Scheduling {
       this.store.arm(s.id, null);
       return;
     }
-    this.store.arm(s.id, s.overlap === 'allow' ? n - leadOf(s.id, n - state.decided) : n);
+    const at = s.overlap === 'allow' ? n - leadOf(s.id, n - state.decided) : n;
+    this.store.arm(s.id, notBefore !== undefined && at < notBefore ? notBefore : at);
   }
 }
 

@@ -38,7 +38,7 @@ const scheduleProperties: Obj = {
   jitter: duration('Each occurrence fires up to this much after its nominal time, derived from the schedule and the time (never rolled again). Default 0s.'),
   missed: { ...MISSED, description: 'What happens to occurrences missed while the daemon was down or the schedule paused: skip them all, run the latest `once` (default), or run `all` within `catchup`.' },
   catchup: duration('How far back `missed: all` runs what was missed; older ones are skipped. Default 1h.'),
-  overlap: { ...OVERLAP, description: 'When an occurrence is due while the previous one still runs: `allow` it (default), `skip` it, or `queue` it (at most one waiting). Whatever the policy, one that comes round while 1000 of the schedule\'s occurrences are planned or running is skipped for overlap (tickd-protocol(7) Overlap).' },
+  overlap: { ...OVERLAP, description: 'When an occurrence is due while the previous one still runs: `allow` it (default), `skip` it, or `queue` it (at most one waiting). Whatever the policy, one that comes round while 1000 of the schedule\'s occurrences are planned or running is skipped for overlap; a `missed: all` catch-up waits for room instead (tickd-protocol(7) Overlap).' },
   paused: { type: 'boolean', description: 'A paused schedule fires nothing; on resume what fell in the pause follows `missed`.' },
   keep: { type: 'integer', minimum: 0, maximum: MAX_KEEP, description: `Executed, and failed, occurrence jobs kept of each outcome; older ones are removed (default ${DEFAULT_KEEP}).` },
   next: orNull(ns('The next nominal time not decided yet, nanoseconds since the Unix epoch.'), 'null when none is left (end, limit).'),

@@ -12,9 +12,10 @@
 // - `overlap`, for each occurrence that would fire while one of the schedule's still runs:
 //   `allow` fires it; `skip` skips it; `queue` fires it held until the running one ends, unless
 //   one is held already (then it is skipped). Whatever the policy, at most MAX_UNFINISHED of a
-//   schedule's occurrences wait or run at once: one that comes round beyond that is skipped for
-//   overlap, so a runner that cannot keep up (or `all` catching up a day of seconds) leaves a
-//   backlog of bounded size, and a schedule's state a bounded record.
+//   schedule's occurrences wait or run at once, so a runner that cannot keep up leaves a
+//   backlog of bounded size, and a schedule's state a bounded record: one that comes round
+//   beyond that is skipped for overlap, but `all` catching up stops there (`full`) and goes on
+//   as they end, still within `catchup`: it runs each one, as it says.
 // - `limit` counts occurrences that fire; once reached the schedule is over: nothing more is
 //   decided, and nothing is recorded for what would have followed.
 import { jitterOf } from './occurrence.ts';
@@ -70,7 +71,7 @@ export interface Busy {
  * progress after them. `upTo` may be ahead of `now` (occurrence jobs made before they are due);
  * missed is judged against `now`.
  */
-export function decide(s: Schedule, cal: Calendar, p: Progress, nowNs: bigint, busy: Busy, upTo: bigint = nowNs): { decisions: Decision[]; progress: Progress } {
+export function decide(s: Schedule, cal: Calendar, p: Progress, nowNs: bigint, busy: Busy, upTo: bigint = nowNs): { decisions: Decision[]; progress: Progress; full?: true } {
   const out: Decision[] = [];
   let fired = p.fired;
   let decided = p.decided;
@@ -127,10 +128,7 @@ export function decide(s: Schedule, cal: Calendar, p: Progress, nowNs: bigint, b
       if (lastTooOld !== null && lastTooOld > decided) skip('missed', decided, lastTooOld);
       for (let at = cal.after(decided); at !== null && at <= lastMissed && !over(); at = cal.after(decided)) {
         if (out.length >= MAX_FIRES) return { decisions: out, progress: { decided, fired } };
-        if (full()) {
-          skip('overlap', decided, lastMissed); // one range, not one decision a nominal time
-          break;
-        }
+        if (full()) return { decisions: out, progress: { decided, fired }, full: true };
         fire(at);
       }
     }

@@ -72,14 +72,18 @@ describe('schedule decisions: each nominal time once, fired or skipped with its 
     let asked = 0;
     const near = (n: number): Busy => ({ ...idle, running: true, unfinishedAtMost: n + 5, unfinished: () => { asked++; return n; } });
     const p = { decided: T0 + S, fired: 1 };
-    // 999 unfinished: 2 fires; 3 (missed, `all`) and 4 (on time) are skipped.
-    expect(run({ every: '1s', missed: 'all' }, T0 + 4n * S + S / 2n, p, near(MAX_UNFINISHED - 1)).d).to.deep.equal(['fire 2', 'skip overlap 3..3 (1)', 'skip overlap 4..4 (1)']);
+    // 999 unfinished: 2 fires, and 3 (missed, `all`) waits for room, as 4 (on time) after it.
+    expect(run({ every: '1s', missed: 'all' }, T0 + 4n * S + S / 2n, p, near(MAX_UNFINISHED - 1)).d).to.deep.equal(['fire 2']);
+    // On time, with no catch-up before it: skipped for overlap.
+    expect(run({ every: '1s' }, T0 + 2n * S + S / 2n, p, near(MAX_UNFINISHED - 1)).d).to.deep.equal(['fire 2']);
     expect(run({ every: '1s' }, T0 + 2n * S + S / 2n, p, near(MAX_UNFINISHED)).d).to.deep.equal(['skip overlap 2..2 (1)']);
-    // `all` catching up: those over the bound are one skipped range, and the schedule is decided past them.
-    const caught = run({ every: '1s', missed: 'all', catchup: '1d' }, T0 + 5000n * S, p, near(MAX_UNFINISHED - 3));
-    expect(caught.d).to.deep.equal(['fire 2', 'fire 3', 'fire 4', 'skip overlap 5..4998 (4994)', 'skip overlap 4999..5000 (2)']);
-    expect(caught.progress).to.deep.equal({ decided: T0 + 5000n * S, fired: 4 });
-    expect(asked).to.equal(3); // once a call, and only near the bound
+    // `all` catching up stops at the bound, `full`: the rest is decided as occurrences end.
+    const s = schedule({ every: '1s', missed: 'all', catchup: '1d' });
+    const caught = decide(s, new Calendar(s), p, T0 + 5000n * S, near(MAX_UNFINISHED - 3));
+    expect(caught.decisions.map(show)).to.deep.equal(['fire 2', 'fire 3', 'fire 4']);
+    expect(caught.progress).to.deep.equal({ decided: T0 + 4n * S, fired: 4 });
+    expect(caught.full).to.equal(true);
+    expect(asked).to.equal(4); // once a call, and only near the bound
     run({ every: '1s' }, T0 + 4n * S, p, { ...idle, unfinishedAtMost: 10, unfinished: () => { throw new Error('counted far from the bound'); } });
   });
 
