@@ -31,17 +31,17 @@ export function createLogger(level: LogLevel, role: string, format: LogFormat = 
   const lvl = bunyanLevel(level);
   // Only debug records are many ("job fired"): at info and above every record is written at
   // once as before, without the batch (no timer set and cleared per record).
-  const batched = lvl < bunyan.INFO;
-  const out = batched ? stderrLines() : process.stderr;
+  const batch = lvl < bunyan.INFO ? stderrLines() : null;
+  const out = batch ?? process.stderr;
   const stream: bunyan.Stream = format === 'pretty'
     ? { type: 'raw', stream: prettyStream(out, useColour(process.stderr, process.env)) as unknown as NodeJS.WritableStream, level: lvl }
     : { stream: out as unknown as NodeJS.WritableStream, level: lvl };
   // After the record's own stream: a record at info or above goes out at once, with the debug
   // lines that waited, so what a process says at info and above is on stderr before what it
   // does next is seen (a STAT, an answer).
-  const streams = batched
-    ? [stream, { type: 'raw', stream: { write: () => stderrLines().flush() } as unknown as NodeJS.WritableStream, level: bunyan.INFO }]
-    : [stream];
+  const streams = batch === null
+    ? [stream]
+    : [stream, { type: 'raw', stream: { write: () => batch.flush() } as unknown as NodeJS.WritableStream, level: bunyan.INFO }];
   return bunyan.createLogger({
     name: 'tickd',
     role,

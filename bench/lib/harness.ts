@@ -65,6 +65,12 @@ export async function withDaemon<T>(row: string, opts: Omit<DaemonOptions, 'dir'
  * (Node prints uncaught errors as plain text, not as a log record), or its last error record.
  * null while it runs.
  */
+/** A GET (or any request) to the daemon's HTTP interface; it must have [http] listen. */
+export function httpOf(daemon: Daemon, path: string, init?: RequestInit): Promise<Response> {
+  if (daemon.http === null) throw new Error(`${path}: the daemon has no HTTP interface ([http] listen)`);
+  return fetch(`http://${daemon.http.host}:${daemon.http.port}${path}`, init);
+}
+
 export function deathOf(daemon: Daemon): string | null {
   const { exitCode, signalCode } = daemon.proc;
   if (exitCode === null && signalCode === null) return null;

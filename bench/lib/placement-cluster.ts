@@ -10,7 +10,7 @@ import { startNode, waitForLeader } from '../../test/helpers/cluster-nodes.ts';
 import type { Daemon } from '../../test/helpers/daemon.ts';
 import { connectNats, type NatsCluster } from '../../test/helpers/nats.ts';
 import { describeCounts, queryJobStates, warnings } from './failover.ts';
-import { deathOf, pidOf, sleep, stopDaemon, wallMs } from './harness.ts';
+import { deathOf, httpOf, pidOf, sleep, stopDaemon, wallMs } from './harness.ts';
 import { pipelinedSets } from './pipeline.ts';
 
 export interface PlacementCluster {
@@ -18,7 +18,6 @@ export interface PlacementCluster {
   readonly leader: Daemon;
 }
 
-const http = async (d: Daemon, path: string): Promise<Response> => fetch(`http://${d.http!.host}:${d.http!.port}${path}`);
 
 /**
  * `count` nodes named `<name>-n1`... with `extra` flags; n1 is started alone first so that it
@@ -117,7 +116,7 @@ export async function notDone(leader: Daemon, prefix: string): Promise<string> {
     first ??= id;
   }
   if (first === null) return 'every job is done now';
-  return `not done: ${describeCounts(counts)}; GET /jobs/${first}: ${(await (await http(leader, `/jobs/${first}`)).text()).slice(0, 400)}`;
+  return `not done: ${describeCounts(counts)}; GET /jobs/${first}: ${(await (await httpOf(leader, `/jobs/${first}`)).text()).slice(0, 400)}`;
 }
 
 /** When `samples` first showed at least `n` done (wall ms), or null. */
@@ -127,7 +126,7 @@ export function reachedAt(samples: ReadonlyArray<[number, number]>, n: number): 
 
 /** Executions this node ran (both outcomes), from its own GET /metrics. */
 export async function executedOn(d: Daemon): Promise<number> {
-  const text = await (await http(d, '/metrics')).text();
+  const text = await (await httpOf(d, '/metrics')).text();
   let n = 0;
   for (const m of text.matchAll(/^tickd_jobs_executed_total\{[^}]*\} (\S+)$/gm)) n += Number(m[1]);
   return n;

@@ -4,6 +4,7 @@
 // a logfile write's, IPC from a worker or the runner child) and what the machine adds, this
 // sees only the turns that ran ticks, each timed by the ticker itself, wall time.
 import type { Daemon } from '../../test/helpers/daemon.ts';
+import { httpOf } from './harness.ts';
 
 const NAME = 'tickd_tick_turn_ms';
 
@@ -14,9 +15,7 @@ export interface TurnCounts { readonly total: number; readonly atMost: ReadonlyM
 export interface TurnWindow { readonly turns: number; readonly over: number; readonly longest: string }
 
 export async function readTurns(daemon: Daemon): Promise<TurnCounts> {
-  if (daemon.http === null) throw new Error('tick turns: the daemon has no HTTP interface ([http] listen)');
-  const res = await fetch(`http://${daemon.http.host}:${daemon.http.port}/metrics`);
-  const text = await res.text();
+  const text = await (await httpOf(daemon, '/metrics')).text();
   const atMost = new Map<number, number>();
   let total = 0;
   for (const m of text.matchAll(new RegExp(`^${NAME}_bucket\\{[^}]*le="([^"]+)"[^}]*\\} (\\S+)$`, 'gm'))) {
